@@ -1,0 +1,2 @@
+import ModelStore
+print("placeholder")

@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every target shares: upcoming features that keep imports and existentials explicit.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ModelStore",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "ModelStore", targets: ["ModelStore"]),
+        .executable(name: "modelstore-demo", targets: ["QuickStart"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLevelDB",
+            providers: [
+                .apt(["libleveldb-dev", "libsnappy-dev"]),
+                .brew(["leveldb"]),
+            ]
+        ),
+        .target(
+            name: "ModelStore",
+            dependencies: [
+                "CLevelDB",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "QuickStart",
+            dependencies: ["ModelStore"],
+            path: "Examples/QuickStart",
+            swiftSettings: strictSettings
+        ),
+        // A tiny program the tests spawn to hold a database from a second process.
+        .executableTarget(
+            name: "ModelStoreTestHelper",
+            dependencies: ["ModelStore"],
+            path: "Tests/ModelStoreTestHelper",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ModelStoreTests",
+            dependencies: ["ModelStore", "ModelStoreTestHelper"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

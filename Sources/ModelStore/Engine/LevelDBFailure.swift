@@ -1,0 +1,63 @@
+internal import CLevelDB
+
+/// An error reported by LevelDB through its C API's `errptr`, classified by the status
+/// prefix LevelDB puts in front of every message.
+struct LevelDBFailure: Error, Sendable {
+    enum Kind: Sendable {
+        case notFound, corruption, notSupported, invalidArgument, ioError, other
+    }
+
+    let kind: Kind
+    let message: String
+
+    init(message: String) {
+        self.message = message
+        if message.hasPrefix("NotFound:") {
+            kind = .notFound
+        } else if message.hasPrefix("Corruption:") {
+            kind = .corruption
+        } else if message.hasPrefix("Not implemented:") {
+            kind = .notSupported
+        } else if message.hasPrefix("Invalid argument:") {
+            kind = .invalidArgument
+        } else if message.hasPrefix("IO error:") {
+            kind = .ioError
+        } else {
+            kind = .other
+        }
+    }
+
+    /// LevelDB reports a held `LOCK` file as an I/O error; callers want to know it apart.
+    var isLockConflict: Bool {
+        kind == .ioError && message.contains("/LOCK")
+            && (message.contains("already held") || message.contains("temporarily unavailable")
+                || message.contains("Resource busy"))
+    }
+
+    /// Converts the failure into the public error for the database at `path`.
+    func storeError(path: String) -> ModelStoreError {
+        if isLockConflict { return .locked(path: path, message: message) }
+        switch kind {
+        case .corruption: return .corrupted(path: path, message: message)
+        default: return .io(path: path, message: message)
+        }
+    }
+}
+
+/// The single funnel for LevelDB calls that report errors through `errptr`.
+///
+/// LevelDB hands back a `malloc`'d message that the caller owns; this frees it with
+/// `leveldb_free` in every case, so no call site can forget to.
+@inline(__always)
+func withLevelDBErrorPointer<Result>(
+    _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result
+) throws(LevelDBFailure) -> Result {
+    var message: UnsafeMutablePointer<CChar>? = nil
+    let result = body(&message)
+    if let message {
+        let text = String(cString: message)
+        leveldb_free(message)
+        throw LevelDBFailure(message: text)
+    }
+    return result
+}

@@ -1,0 +1,99 @@
+internal import CLevelDB
+
+/// Owns one `leveldb_snapshot_t` and the read options that point at it.
+///
+/// The snapshot keeps its ``LevelDB`` object alive. If the database is closed first, the
+/// database releases the C snapshot itself, and reads through this object throw
+/// ``EngineClosed`` instead of touching freed memory.
+final class LevelDBSnapshot: @unchecked Sendable {
+    // @unchecked: immutable after init; the C snapshot is only read through `database`,
+    // which checks under its lock that it is still open. LevelDB snapshots are thread-safe.
+    let database: LevelDB
+    let readOptions: OpaquePointer
+    let snapshot: OpaquePointer
+    private let id: UInt64
+
+    init(database: LevelDB, id: UInt64, snapshot: OpaquePointer) {
+        self.database = database
+        self.id = id
+        self.snapshot = snapshot
+        readOptions = leveldb_readoptions_create()
+        leveldb_readoptions_set_snapshot(readOptions, snapshot)
+    }
+
+    deinit {
+        database.releaseChild(id: id)
+        leveldb_readoptions_destroy(readOptions)
+    }
+}
+
+/// Owns one `leveldb_iterator_t`.
+///
+/// Like LevelDB's iterators, it is not thread-safe: use it from one thread at a time. Every
+/// step checks, under the database's lock, that the database is still open.
+final class LevelDBIterator {
+    let database: LevelDB
+    private let iterator: OpaquePointer
+    private let id: UInt64
+
+    init(database: LevelDB, id: UInt64, iterator: OpaquePointer) {
+        self.database = database
+        self.id = id
+        self.iterator = iterator
+    }
+
+    deinit {
+        database.releaseChild(id: id)
+    }
+
+    /// Positions the iterator at the first key at or after `key`.
+    func seek(to key: [UInt8]) throws {
+        try database.withHandle { _ in
+            key.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { leveldb_iter_seek(iterator, $0.baseAddress, $0.count) }
+            }
+        }
+    }
+
+    /// Positions the iterator at the first key.
+    func seekToFirst() throws {
+        try database.withHandle { _ in leveldb_iter_seek_to_first(iterator) }
+    }
+
+    /// Positions the iterator at the last key.
+    func seekToLast() throws {
+        try database.withHandle { _ in leveldb_iter_seek_to_last(iterator) }
+    }
+
+    /// Moves to the next key.
+    func next() throws {
+        try database.withHandle { _ in leveldb_iter_next(iterator) }
+    }
+
+    /// Moves to the previous key.
+    func previous() throws {
+        try database.withHandle { _ in leveldb_iter_prev(iterator) }
+    }
+
+    /// Calls `body` with the current key and value if the iterator is positioned on a
+    /// record, or returns nil at the end. The bytes are valid only inside `body`.
+    ///
+    /// - Throws: ``EngineClosed``, or a ``LevelDBFailure`` LevelDB met while iterating.
+    func withCurrent<Result>(
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result? {
+        try database.withHandle { _ in
+            guard leveldb_iter_valid(iterator) != 0 else {
+                try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
+                return nil
+            }
+            var keyLength = 0
+            var valueLength = 0
+            let key = leveldb_iter_key(iterator, &keyLength)
+            let value = leveldb_iter_value(iterator, &valueLength)
+            return try body(
+                UnsafeRawBufferPointer(start: key, count: keyLength),
+                UnsafeRawBufferPointer(start: value, count: valueLength))
+        }
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+public import Logging
+
+extension ModelStore {
+    /// Everything about a store that is not its name or policy: where databases live, the
+    /// clock, the codec and LevelDB's tuning.
+    ///
+    /// Start from the defaults and change what you need:
+    ///
+    /// ```swift
+    /// var configuration = ModelStore.Configuration()
+    /// configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")
+    /// configuration.syncWrites = true
+    /// let store = try ModelStore(name: "users", policy: .low, configuration: configuration)
+    /// ```
+    ///
+    /// LevelDB settings (cache, buffer, bloom filter, compression, paranoid checks, open
+    /// files) take effect when a database is first opened in the process; a later
+    /// ``ModelStore`` for the same database shares the engine already open.
+    public struct Configuration: Sendable {
+        /// The root directory that holds one folder per named database.
+        ///
+        /// Defaults to ``ModelStore/defaultDirectory``.
+        public var directory: URL = ModelStore.defaultDirectory
+
+        /// The clock that decides when records were stored and whether they have expired.
+        ///
+        /// Tests inject a clock they control instead of sleeping.
+        public var now: @Sendable () -> Date = { Date() }
+
+        /// The codec that encodes new records. Defaults to ``JSONModelCodec``.
+        ///
+        /// Records written by any built-in codec stay readable after you change this.
+        public var codec: any ModelCodec = JSONModelCodec()
+
+        /// Bytes of LevelDB's in-memory cache of uncompressed blocks (0 turns it off).
+        public var blockCacheSize: Int = 8 << 20
+
+        /// Bytes LevelDB buffers in memory before it writes a sorted table to disk.
+        public var writeBufferSize: Int = 4 << 20
+
+        /// Bits per key of the bloom filter that lets a read of an absent key skip the disk
+        /// (0 turns it off). Ten bits give about a 1% false-positive rate.
+        public var bloomFilterBitsPerKey: Int = 10
+
+        /// Whether LevelDB compresses blocks with Snappy.
+        public var usesSnappyCompression: Bool = true
+
+        /// Whether every write waits for the operating system to flush it to stable storage.
+        ///
+        /// Without it a write survives a crash of the process but may be lost if the machine
+        /// loses power; with it each write costs a disk flush.
+        public var syncWrites: Bool = false
+
+        /// Whether LevelDB checks aggressively for damage, so that an open reports a damaged
+        /// log instead of silently dropping the records in it.
+        public var paranoidChecks: Bool = true
+
+        /// The most files LevelDB keeps open for one database.
+        public var maxOpenFiles: Int = 500
+
+        /// Bytes of user data LevelDB packs into one block.
+        public var blockSize: Int = 4 << 10
+
+        /// Where ModelStore reports opens, closes and failures. Nothing is logged on the hot
+        /// paths of reads and writes.
+        public var logger: Logger = Logger(label: "ModelStore")
+
+        /// Creates a configuration with the defaults.
+        public init() {}
+
+        var engineOptions: EngineOptions {
+            EngineOptions(
+                blockCacheSize: max(0, blockCacheSize),
+                writeBufferSize: max(64 << 10, writeBufferSize),
+                bloomFilterBitsPerKey: max(0, bloomFilterBitsPerKey),
+                compression: usesSnappyCompression,
+                paranoidChecks: paranoidChecks,
+                maxOpenFiles: max(16, maxOpenFiles),
+                blockSize: max(1 << 10, blockSize))
+        }
+    }
+
+    /// The root directory used when a configuration does not name one: the user's caches
+    /// directory plus `ModelStore` (for example `~/.cache/ModelStore` on Linux and
+    /// `~/Library/Caches/ModelStore` on macOS).
+    public static var defaultDirectory: URL {
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return caches.appendingPathComponent("ModelStore", isDirectory: true)
+    }
+}

@@ -1,0 +1,106 @@
+public import Foundation
+
+extension ModelStore {
+    /// Closes the database (every instance of it in this process) and deletes its directory.
+    ///
+    /// Later calls on any instance of this database throw ``ModelStoreError/closed(path:)``.
+    ///
+    /// - Throws: ``ModelStoreError/locked(path:message:)`` if another process has it open;
+    ///   ``ModelStoreError/io(path:message:)`` if the files cannot be removed.
+    public func deleteFromDisk() throws {
+        try close()
+        try Self.deleteDatabase(named: name, in: configuration.directory)
+    }
+
+    /// Deletes the database `name` under `directory`, closing it first if this process has
+    /// it open. Deleting a database that does not exist succeeds.
+    ///
+    /// ```swift
+    /// try ModelStore.deleteDatabase(named: "userdb")
+    /// ```
+    ///
+    /// Only a directory that carries ModelStore's marker is deleted; symbolic links are
+    /// never followed.
+    ///
+    /// - Throws: ``ModelStoreError/invalidName(name:reason:)``;
+    ///   ``ModelStoreError/notAModelStore(path:)`` for a folder, file or link that is not a
+    ///   ModelStore database (it is left untouched); ``ModelStoreError/locked(path:message:)``
+    ///   if another process has it open; ``ModelStoreError/io(path:message:)``.
+    public static func deleteDatabase(named name: String, in directory: URL = defaultDirectory) throws {
+        try DatabaseName.validate(name)
+        guard let root = try StoreDirectory.canonicalRoot(directory, create: false) else { return }
+        try deleteDirectory(root + "/" + name, root: root)
+    }
+
+    /// Deletes the database `name` under `directory` without blocking the caller's thread.
+    ///
+    /// ```swift
+    /// try await ModelStore.deleteDatabase(named: "userdb")
+    /// ```
+    ///
+    /// - Throws: As ``deleteDatabase(named:in:)``.
+    public static func deleteDatabase(named name: String, in directory: URL = defaultDirectory) async throws {
+        try await offload { try deleteDatabase(named: name, in: directory) }
+    }
+
+    /// Deletes every ModelStore database under `directory`, closing those this process has
+    /// open. Files and folders that are not ModelStore databases are left untouched.
+    ///
+    /// It tries every database even if one fails, then throws the first failure (for
+    /// example ``ModelStoreError/locked(path:message:)`` for one open in another process).
+    public static func deleteAllDatabases(in directory: URL = defaultDirectory) throws {
+        guard let root = try StoreDirectory.canonicalRoot(directory, create: false) else { return }
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: root)
+        } catch {
+            throw ModelStoreError.io(path: root, message: "cannot list the root directory: \(error.localizedDescription)")
+        }
+        var firstFailure: (any Error)?
+        for entry in entries.sorted() {
+            let isTrash = entry.hasPrefix(StoreDirectory.trashPrefix)
+            guard isTrash || (try? DatabaseName.validate(entry)) != nil else { continue }
+            let path = root + "/" + entry
+            guard StoreDirectory.kind(of: path) == .database else { continue }
+            do {
+                try deleteDirectory(path, root: root)
+            } catch {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Deletes every ModelStore database under `directory` without blocking the caller's
+    /// thread.
+    ///
+    /// - Throws: As ``deleteAllDatabases(in:)``.
+    public static func deleteAllDatabases(in directory: URL = defaultDirectory) async throws {
+        try await offload { try deleteAllDatabases(in: directory) }
+    }
+
+    private static func deleteDirectory(_ path: String, root: String) throws(ModelStoreError) {
+        try DatabaseRegistry.shared.withDatabaseClosed(at: path) { () throws(ModelStoreError) in
+            switch StoreDirectory.kind(of: path) {
+            case .missing:
+                return
+            case .foreign:
+                throw .notAModelStore(path: path)
+            case .database:
+                let lock = try DirectoryLock(directory: path)
+                defer { lock.unlock() }
+                try StoreDirectory.remove(path, root: root)
+            }
+        }
+    }
+}
+
+/// Runs blocking file-system work on a Dispatch queue, so async callers never block a
+/// thread of Swift's cooperative pool (or assume a main thread, which servers lack).
+func offload<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global(qos: .utility).async {
+            continuation.resume(with: Result { try work() })
+        }
+    }
+}

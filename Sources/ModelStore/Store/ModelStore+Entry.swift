@@ -1,0 +1,28 @@
+public import Foundation
+
+extension ModelStore {
+    /// A stored model with the metadata ModelStore keeps beside it.
+    ///
+    /// ```swift
+    /// if let entry = try store.entry(User.self, forKey: "user") {
+    ///     print(entry.value.userName, "stored", entry.storedAt, "expires", entry.expiresAt ?? "never")
+    /// }
+    /// ```
+    public struct Entry<Value> {
+        /// The key the model is stored under.
+        public let key: String
+        /// The decoded model.
+        public let value: Value
+        /// When the model was stored, by the store's clock.
+        public let storedAt: Date
+        /// When the model expires: its own deadline if it was stored with one, otherwise
+        /// `storedAt` plus the store's policy lifetime; nil if it never expires.
+        public let expiresAt: Date?
+        /// The size of the stored record in bytes (header plus encoded model).
+        public let byteCount: Int
+    }
+}
+
+extension ModelStore.Entry: Sendable where Value: Sendable {}
+extension ModelStore.Entry: Equatable where Value: Equatable {}
+extension ModelStore.Entry: Hashable where Value: Hashable {}

@@ -1,0 +1,157 @@
+public import Foundation
+
+extension ModelStore {
+    /// Stores `value` under `key`, replacing what was there. It expires by the store's policy.
+    ///
+    /// ```swift
+    /// try store.set(user, forKey: "user")
+    /// ```
+    ///
+    /// - Throws: ``ModelStoreError/encodingFailed(key:type:message:)`` (nothing is written);
+    ///   ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/valueTooLarge(key:byteCount:)``;
+    ///   ``ModelStoreError/writesDisabled(path:message:)`` after an earlier write failure;
+    ///   ``ModelStoreError/io(path:message:)``; ``ModelStoreError/closed(path:)``.
+    public func set<Value: Encodable>(_ value: Value, forKey key: String) throws {
+        try store(value, forKey: key, lifetime: nil)
+    }
+
+    /// Stores `value` under `key` with a lifetime of its own, which wins over the store's
+    /// policy (shorter or longer).
+    ///
+    /// ```swift
+    /// try store.set(session, forKey: "session", expiresAfter: 30)   // 30 seconds
+    /// ```
+    ///
+    /// - Parameter lifetime: Seconds until the record expires; positive and finite.
+    /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise as
+    ///   ``set(_:forKey:)``.
+    public func set<Value: Encodable>(_ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval) throws {
+        try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime")
+        try store(value, forKey: key, lifetime: lifetime)
+    }
+
+    private func store<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+        let database = try openDatabase()
+        let record = try encodeRecord(value, forKey: key, lifetime: lifetime)
+        let sync = configuration.syncWrites
+        try withKeyBytes(key) { keyBytes in
+            try record.withUnsafeBytes { recordBytes in
+                try database.write { engine in try engine.put(key: keyBytes, value: recordBytes, sync: sync) }
+            }
+        }
+    }
+
+    /// Encodes the header and model into one buffer, outside any lock.
+    func encodeRecord<Value: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?
+    ) throws -> [UInt8] {
+        try Self.validate(key: key)
+        let storedAt = now()
+        let codec = configuration.codec
+        let header = RecordHeader(
+            storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(512)
+        header.write(to: &buffer)
+        do {
+            try codec.encode(value, appendingTo: &buffer)
+        } catch {
+            throw ModelStoreError.encodingFailed(
+                key: key, type: String(describing: Value.self), message: describeCodingError(error))
+        }
+        guard buffer.count <= Self.maximumRecordLength else {
+            throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
+        }
+        return buffer
+    }
+
+    // MARK: - Removing
+
+    /// Removes the record for `key`. Removing a key that is not stored succeeds.
+    ///
+    /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; write errors as ``set(_:forKey:)``.
+    public func removeObject(forKey key: String) throws {
+        let database = try openDatabase()
+        let sync = configuration.syncWrites
+        try withKeyBytes(key) { keyBytes in
+            try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
+        }
+    }
+
+    /// Removes the records for all `keys` in one atomic write: all are removed or none.
+    ///
+    /// ```swift
+    /// try store.removeObjects(forKeys: ["a", "b"])
+    /// ```
+    ///
+    /// - Throws: ``ModelStoreError/invalidKey(key:reason:)`` before anything is removed if any
+    ///   key is invalid; write errors as ``set(_:forKey:)``.
+    public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
+        let database = try openDatabase()
+        let batch = LevelDBWriteBatch()
+        for key in keys {
+            try withKeyBytes(key) { batch.delete(key: $0) }
+        }
+        guard batch.count > 0 else { return }
+        let sync = configuration.syncWrites
+        try database.write { engine in try engine.write(batch, sync: sync) }
+    }
+
+    /// Removes every record whose key starts with `prefix`, and returns how many it removed.
+    ///
+    /// ```swift
+    /// try store.removeObjects(withPrefix: "feed:")
+    /// ```
+    ///
+    /// The keys are removed in atomic chunks of up to 10,000; records written under the
+    /// prefix while the call runs may or may not be removed.
+    ///
+    /// - Complexity: O(*n*) in the number of matching records; memory stays bounded.
+    @discardableResult
+    public func removeObjects(withPrefix prefix: String) throws -> Int {
+        let database = try openDatabase()
+        return try removeRange(in: database, prefix: Array(prefix.utf8))
+    }
+
+    /// Removes every record and compacts the database so the space is given back to the
+    /// file system. Returns how many records it removed.
+    @discardableResult
+    public func removeAllObjects() throws -> Int {
+        let database = try openDatabase()
+        let removed = try removeRange(in: database, prefix: [])
+        try database.run { engine in try engine.compact(start: nil, limit: nil) }
+        return removed
+    }
+
+    /// Deletes keys starting with `prefix` in atomic chunks, re-seeking after each chunk so
+    /// no iterator stays open across writes.
+    private func removeRange(in database: OpenDatabase, prefix: [UInt8]) throws -> Int {
+        let chunkSize = 10_000
+        let sync = configuration.syncWrites
+        var removed = 0
+        var resumeKey = prefix
+        while true {
+            let batch = LevelDBWriteBatch()
+            var lastKey: [UInt8]? = nil
+            try database.run { engine in
+                let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+                try iterator.seek(to: resumeKey)
+                while batch.count < chunkSize {
+                    let more = try iterator.withCurrent { key, _ -> Bool in
+                        guard key.starts(with: prefix) else { return false }
+                        batch.delete(key: key)
+                        lastKey = Array(key)
+                        return true
+                    }
+                    guard more == true else { break }
+                    try iterator.next()
+                }
+            }
+            guard batch.count > 0, let lastKey else { return removed }
+            try database.write { engine in try engine.write(batch, sync: sync) }
+            removed += batch.count
+            guard batch.count == chunkSize else { return removed }
+            resumeKey = lastKey
+        }
+    }
+}

@@ -1,0 +1,134 @@
+public import Foundation
+
+/// A LevelDB database of `Codable` models that expire by policy.
+///
+/// Each store is one named database under a root directory. Open it, store models, read
+/// them back; records older than the store's ``UpdatePolicy`` read as missing and are
+/// removed.
+///
+/// ```swift
+/// struct Book: Codable { var name: String; var price: Double }
+/// struct User: Codable { var userName: String; var book: Book }
+///
+/// let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 h
+/// try store.set(User(userName: "ada", book: Book(name: "Notes", price: 9)), forKey: "user")
+/// let cached: User? = try store.object(forKey: "user")              // nil if missing or expired
+/// ```
+///
+/// ## Sharing
+/// A `ModelStore` is `Sendable`: use one instance from many threads and tasks at once.
+/// Opening the same database twice in a process shares one LevelDB handle, which closes
+/// when its last store is closed or released. Another process that has the database open
+/// makes the open fail quickly with ``ModelStoreError/locked(path:message:)``.
+///
+/// ## Errors
+/// Every throwing method throws ``ModelStoreError``.
+public final class ModelStore: Sendable {
+    /// The longest key accepted, in UTF-8 bytes.
+    public static let maximumKeyLength = 64 << 10
+
+    /// The largest encoded record accepted, in bytes (LevelDB stores lengths in 32 bits).
+    public static let maximumRecordLength = Int(UInt32.max) - (64 << 10)
+
+    /// The database's name, one directory under ``Configuration/directory``.
+    public let name: String
+
+    /// The policy that decides when records expire.
+    public let policy: UpdatePolicy
+
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+
+    /// The database's directory.
+    public let url: URL
+
+    let database: OpenDatabase
+    let timeToLive: Double?
+    private let closed = Locked(false)
+
+    /// Opens the database `name` under the configuration's root directory, creating it if
+    /// it does not exist.
+    ///
+    /// ```swift
+    /// let store = try ModelStore(name: "userdb", policy: .low)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The database's name: 1 to 200 UTF-8 bytes with no `/`, `\`, NUL or control
+    ///     characters, and not `.` or `..`.
+    ///   - policy: When records expire.
+    ///   - configuration: Root directory, clock, codec and LevelDB tuning.
+    /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` or
+    ///   ``ModelStoreError/invalidPolicy(reason:)`` before anything is created on disk;
+    ///   ``ModelStoreError/locked(path:message:)`` if another process has the database open;
+    ///   ``ModelStoreError/notAModelStore(path:)`` if the name's directory is not ours;
+    ///   ``ModelStoreError/corrupted(path:message:)`` or ``ModelStoreError/io(path:message:)``
+    ///   from LevelDB. A failed open never deletes anything.
+    public init(name: String, policy: UpdatePolicy, configuration: Configuration = Configuration()) throws {
+        try policy.validate()
+        database = try DatabaseRegistry.shared.acquire(name: name, configuration: configuration)
+        self.name = name
+        self.policy = policy
+        self.configuration = configuration
+        self.timeToLive = policy.timeToLive
+        url = URL(fileURLWithPath: database.path, isDirectory: true)
+    }
+
+    deinit {
+        if !closed.withLock({ $0 }) {
+            DatabaseRegistry.shared.release(database)
+        }
+    }
+
+    /// Closes this instance. Later calls on it throw ``ModelStoreError/closed(path:)``.
+    ///
+    /// The database itself closes when the last instance, snapshot or enumeration using it
+    /// in this process is closed or released. Closing twice does nothing.
+    public func close() throws {
+        let wasOpen = closed.withLock { isClosed -> Bool in
+            defer { isClosed = true }
+            return !isClosed
+        }
+        if wasOpen {
+            DatabaseRegistry.shared.release(database)
+        }
+    }
+
+    /// Whether ``close()`` was called on this instance or its database was deleted.
+    public var isClosed: Bool {
+        closed.withLock { $0 } || !database.engine.isOpen
+    }
+
+    /// The open database, or ``ModelStoreError/closed(path:)`` after ``close()``.
+    @inline(__always)
+    func openDatabase() throws(ModelStoreError) -> OpenDatabase {
+        if closed.withLock({ $0 }) { throw .closed(path: database.path) }
+        return database
+    }
+
+    /// The store's clock, as seconds since the reference date.
+    @inline(__always)
+    func now() -> Double {
+        configuration.now().timeIntervalSinceReferenceDate
+    }
+}
+
+// MARK: - Keys
+
+extension ModelStore {
+    /// Validates `key` and calls `body` with its UTF-8 bytes, without copying them.
+    @inline(__always)
+    func withKeyBytes<Result>(_ key: String, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        try Self.validate(key: key)
+        var key = key
+        return try key.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func validate(key: String) throws(ModelStoreError) {
+        let length = key.utf8.count
+        if length == 0 { throw .invalidKey(key: key, reason: "the key is empty") }
+        if length > maximumKeyLength {
+            throw .invalidKey(key: key, reason: "the key is \(length) UTF-8 bytes; at most \(maximumKeyLength) are allowed")
+        }
+    }
+}

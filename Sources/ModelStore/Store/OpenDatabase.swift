@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+
+/// One open database in this process, shared by every ``ModelStore`` instance, snapshot and
+/// enumeration that uses it.
+///
+/// It owns the LevelDB handle and the directory lock. ``DatabaseRegistry`` counts its
+/// leases and closes it when the last one is returned, or at once when the database is
+/// deleted.
+final class OpenDatabase: @unchecked Sendable {
+    // @unchecked: all stored properties are immutable or are `Locked`/lock-guarded types.
+
+    /// The database's canonical directory path, the registry's key.
+    let path: String
+    let name: String
+    let root: String
+    let engine: LevelDB
+    let logger: Logger
+    private let lock: DirectoryLock
+
+    /// Writes take this shared; a read that purges an expired record, and each chunk of an
+    /// expiry sweep, take it exclusively, so they never delete a record that a concurrent
+    /// writer has just replaced. LevelDB still groups concurrent shared writers.
+    let writeGate = ReadWriteLock()
+
+    /// The first write failure; once set, writes are refused until the database is reopened,
+    /// because LevelDB 1.23 can acknowledge later writes on the same handle and lose them.
+    private let writeFailure = Locked<String?>(nil)
+
+    /// Leases held by stores, snapshots and enumerations; guarded by the registry's lock.
+    var leases = 0
+
+    init(path: String, name: String, root: String, options: EngineOptions, logger: Logger) throws(ModelStoreError) {
+        let lock = try DirectoryLock(directory: path)
+        do {
+            engine = try LevelDB(path: path, options: options)
+        } catch {
+            throw error.storeError(path: path)
+        }
+        self.lock = lock
+        self.path = path
+        self.name = name
+        self.root = root
+        self.logger = logger
+    }
+
+    /// Closes LevelDB, then releases the directory lock.
+    func shutdown() {
+        engine.close()
+        lock.unlock()
+    }
+
+    // MARK: - Error funnel
+
+    /// Runs an engine call, converting engine errors into ``ModelStoreError``.
+    @inline(__always)
+    func run<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
+        do {
+            return try body(engine)
+        } catch let error as ModelStoreError {
+            throw error
+        } catch let error as LevelDBFailure {
+            throw error.storeError(path: path)
+        } catch is EngineClosed {
+            throw .closed(path: path)
+        } catch {
+            throw .io(path: path, message: String(describing: error))
+        }
+    }
+
+    /// Runs a write under the shared write gate, refusing it after an earlier failure and
+    /// remembering the first failure.
+    @inline(__always)
+    func write<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
+        try writeGate.withReadLock { () throws(ModelStoreError) -> Result in try guardedWrite(body) }
+    }
+
+    /// Like ``write(_:)`` but holding the write gate exclusively.
+    func exclusiveWrite<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
+        try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in try guardedWrite(body) }
+    }
+
+    @inline(__always)
+    private func guardedWrite<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
+        if let message = writeFailure.withLock({ $0 }) {
+            throw .writesDisabled(path: path, message: message)
+        }
+        do {
+            return try run(body)
+        } catch {
+            if case .closed = error { throw error }
+            recordWriteFailure(error)
+            throw error
+        }
+    }
+
+    private func recordWriteFailure(_ error: ModelStoreError) {
+        let first = writeFailure.withLock { failure -> Bool in
+            guard failure == nil else { return false }
+            failure = error.description
+            return true
+        }
+        if first {
+            logger.error(
+                "Write failed; refusing further writes until the database is reopened",
+                metadata: ["database": "\(path)", "error": "\(error)"])
+        }
+    }
+
+    /// The first write failure's message, if writes are disabled.
+    var disabledWritesMessage: String? {
+        writeFailure.withLock { $0 }
+    }
+}

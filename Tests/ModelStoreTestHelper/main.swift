@@ -1,0 +1,56 @@
+// A small program the tests run as a second process, to check what ModelStore does when
+// another process holds a database or dies in the middle of writing.
+//
+//   ModelStoreTestHelper hold ROOT NAME     open NAME, store "holder" -> 1, print "ready",
+//                                           keep it open until standard input closes
+//   ModelStoreTestHelper open ROOT NAME     try to open NAME; print "ok" or the error case
+import Foundation
+import ModelStore
+
+/// Writes a line to standard output at once (unbuffered, so the test sees it immediately).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func configuration(root: String) -> ModelStore.Configuration {
+    var configuration = ModelStore.Configuration()
+    configuration.directory = URL(fileURLWithPath: root, isDirectory: true)
+    return configuration
+}
+
+func caseName(_ error: any Error) -> String {
+    guard let error = error as? ModelStoreError else { return "unexpected: \(error)" }
+    return Mirror(reflecting: error).children.first?.label ?? "\(error)"
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else {
+    FileHandle.standardError.write(Data("usage: ModelStoreTestHelper hold|open ROOT NAME\n".utf8))
+    exit(64)
+}
+let (command, root, name) = (arguments[1], arguments[2], arguments[3])
+
+switch command {
+case "hold":
+    do {
+        let store = try ModelStore(name: name, policy: .never, configuration: configuration(root: root))
+        try store.set(1, forKey: "holder")
+        say("ready")
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        try store.close()
+    } catch {
+        say(caseName(error))
+        exit(1)
+    }
+case "open":
+    do {
+        let store = try ModelStore(name: name, policy: .never, configuration: configuration(root: root))
+        try store.close()
+        say("ok")
+    } catch {
+        say(caseName(error))
+    }
+default:
+    FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
+    exit(64)
+}
