@@ -34,6 +34,7 @@ extension ModelStore {
         let database = try openDatabase()
         let record = try encodeRecord(value, forKey: key, lifetime: lifetime)
         let sync = configuration.syncWrites
+        defer { database.cache?.invalidate(key) }
         try withKeyBytes(key) { keyBytes in
             try record.withUnsafeBytes { recordBytes in
                 try database.write { engine in try engine.put(key: keyBytes, value: recordBytes, sync: sync) }
@@ -46,7 +47,7 @@ extension ModelStore {
         _ value: Value, forKey key: String, lifetime: TimeInterval?
     ) throws -> [UInt8] {
         try Self.validate(key: key)
-        let storedAt = now()
+        let storedAt = reader.now()
         let codec = configuration.codec
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
@@ -73,6 +74,7 @@ extension ModelStore {
     public func removeObject(forKey key: String) throws {
         let database = try openDatabase()
         let sync = configuration.syncWrites
+        defer { database.cache?.invalidate(key) }
         try withKeyBytes(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
@@ -89,11 +91,14 @@ extension ModelStore {
     public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
         let database = try openDatabase()
         let batch = LevelDBWriteBatch()
+        var removed: [String] = []
         for key in keys {
             try withKeyBytes(key) { batch.delete(key: $0) }
+            removed.append(key)
         }
         guard batch.count > 0 else { return }
         let sync = configuration.syncWrites
+        defer { database.cache?.invalidate(removed) }
         try database.write { engine in try engine.write(batch, sync: sync) }
     }
 
@@ -110,6 +115,7 @@ extension ModelStore {
     @discardableResult
     public func removeObjects(withPrefix prefix: String) throws -> Int {
         let database = try openDatabase()
+        defer { database.cache?.invalidate(prefix: prefix) }
         return try removeRange(in: database, prefix: Array(prefix.utf8))
     }
 
@@ -118,6 +124,7 @@ extension ModelStore {
     @discardableResult
     public func removeAllObjects() throws -> Int {
         let database = try openDatabase()
+        defer { database.cache?.removeAll() }
         let removed = try removeRange(in: database, prefix: [])
         try database.run { engine in try engine.compact(start: nil, limit: nil) }
         return removed
