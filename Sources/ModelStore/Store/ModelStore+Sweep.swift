@@ -40,12 +40,6 @@ extension ModelStore {
         }
         return outcome.removed
     }
-
-    /// Sweeps without blocking the caller's thread. See ``removeExpiredObjects()``.
-    @discardableResult
-    public func removeExpiredObjects() async throws -> Int {
-        try await offload { [self] in try removeExpiredObjects() }
-    }
 }
 
 /// The chunked scan behind sweeps and limit enforcement.
@@ -100,7 +94,7 @@ struct Sweeper {
     func removeExpired(collectingLiveRecords: Bool) throws -> Outcome {
         let timeToLive = reader.timeToLive
         let now = now
-        return try scan { key, record, outcome in
+        return try scan(reporting: .expired) { key, record, outcome in
             guard let header = RecordHeader(parsing: record) else { return false }  // never delete what we cannot read
             if header.isExpired(now: now, timeToLive: timeToLive) { return true }
             if collectingLiveRecords {
@@ -129,7 +123,7 @@ struct Sweeper {
         // it as are still needed (in key order).
         let cutoff = oldestFirst[evict - 1].storedAt
         var atCutoff = oldestFirst[..<evict].reduce(0) { $0 + ($1.storedAt == cutoff ? 1 : 0) }
-        return try scan { _, record, _ in
+        return try scan(reporting: .evicted) { _, record, _ in
             guard let header = RecordHeader(parsing: record) else { return false }
             if header.storedAt < cutoff { return true }
             if header.storedAt == cutoff && atCutoff > 0 {
@@ -144,11 +138,13 @@ struct Sweeper {
     /// with a fresh iterator, so what it sees is current, and deletes in one atomic batch the
     /// records `shouldRemove` picks.
     private func scan(
+        reporting kind: ModelStore.Change.Kind,
         _ shouldRemove: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, inout Outcome) -> Bool
     ) throws -> Outcome {
         var outcome = Outcome()
         var resumeAfter: [UInt8]? = nil
-        let tracksKeys = database.cache != nil
+        let observed = database.changes.isObserved
+        let tracksKeys = database.cache != nil || observed
         while true {
             var removedKeys: [String] = []
             let (seen, lastKey) = try database.exclusiveWrite { engine -> (Int, [UInt8]?) in
@@ -175,7 +171,10 @@ struct Sweeper {
                 if batch.count > 0 { try engine.write(batch, sync: false) }
                 return (seen, lastKey)
             }
-            if !removedKeys.isEmpty { database.cache?.invalidate(removedKeys) }
+            if !removedKeys.isEmpty {
+                database.cache?.invalidate(removedKeys)
+                if observed { database.changes.publish(removedKeys, kind) }
+            }
             guard seen == Self.chunkSize, let lastKey else { return outcome }
             resumeAfter = lastKey
         }
