@@ -15,17 +15,16 @@ final class ModelStoreContender: BenchmarkStore {
         configuration.codec = codec
         configuration.now = { Date(timeIntervalSinceNow: clockOffset) }
         tuning.apply(to: &configuration)
-        #if MODELSTORE_NEW_APIS
         configuration.objectCacheLimit = objectCacheLimit
-        #else
-        precondition(objectCacheLimit == 0, "this ModelStore has no object cache")
-        #endif
         store = try ModelStore(name: Self.databaseName, policy: .custom(recordLifetime), configuration: configuration)
     }
 
-    /// The LevelDB directory of the store under `directory`, for compacting it.
-    static func levelDBPath(directory: String) -> String {
-        directory + "/" + databaseName
+    /// Compacts the store under `directory` with ModelStore's own ``ModelStore/compact(in:)``,
+    /// then closes it.
+    static func compact(directory: String, tuning: LevelDBTuning) throws {
+        let contender = try ModelStoreContender(directory: directory, codec: JSONModelCodec(), tuning: tuning)
+        try contender.store.compact()
+        try contender.close()
     }
 
     func close() throws {
@@ -48,9 +47,8 @@ final class ModelStoreContender: BenchmarkStore {
         return true
     }
 
-    #if MODELSTORE_NEW_APIS
     func importProfiles<Profiles: Sequence<Profile>>(_ profiles: Profiles, batchSize: Int) async throws {
-        _ = try await store.importObjects(profiles, key: \.storageKey, batchSize: batchSize)
+        try await store.importObjects(profiles, key: \.storageKey, batchSize: batchSize)
     }
 
     func scanAll() throws -> Int {
@@ -66,23 +64,7 @@ final class ModelStoreContender: BenchmarkStore {
     func removeExpired() throws -> Int {
         try store.removeExpiredObjects()
     }
-    #else
-    func importProfiles<Profiles: Sequence<Profile>>(_ profiles: Profiles, batchSize: Int) async throws {
-        throw WorkloadUnavailable()
-    }
-
-    func scanAll() throws -> Int {
-        throw WorkloadUnavailable()
-    }
-
-    func removeExpired() throws -> Int {
-        throw WorkloadUnavailable()
-    }
-    #endif
 }
-
-/// Thrown by a contender for a workload its library version cannot run yet.
-struct WorkloadUnavailable: Error {}
 
 extension Profile {
     /// The key the benchmarks store this profile under.

@@ -30,7 +30,7 @@ struct Coordinator {
         }
 
         var memoryChecks: [MemoryCheckResult] = []
-        if options.records.contains(where: { $0 >= 1_000_000 }), MemoryCheckResult.isAvailable {
+        if options.records.contains(where: { $0 >= 1_000_000 }) {
             memoryChecks = try runMemoryChecks(records: 1_000_000)
         }
 
@@ -95,13 +95,4 @@ func log(_ message: String) {
 struct MemoryCheckResult {
     var phase: MemoryCheckPhase
     var report: WorkerReport
-
-    /// Whether this ModelStore has the import and enumeration APIs the check uses.
-    static var isAvailable: Bool {
-        #if MODELSTORE_NEW_APIS
-        return true
-        #else
-        return false
-        #endif
-    }
 }

@@ -3,7 +3,6 @@ import ModelStore
 /// Reads one key a million times from a ModelStore whose object cache holds it, after a
 /// warm-up that puts it there.
 func runCacheHitWorkload(corpus: ProfileCorpus, directory: String) async throws -> Sample {
-    #if MODELSTORE_NEW_APIS
     let location = directory + "/cache"
     let store = try ModelStoreContender(
         directory: location, codec: JSONModelCodec(), tuning: .modelStoreDefaults, objectCacheLimit: 1_000)
@@ -21,7 +20,4 @@ func runCacheHitWorkload(corpus: ProfileCorpus, directory: String) async throws 
     try store.close()
     removeLocation(location)
     return sample
-    #else
-    throw WorkloadUnavailable()
-    #endif
 }

@@ -21,7 +21,7 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
         return try await runStandardWorkloads(
             cLevelDBFactory(codec: BinaryModelCodec()), corpus: corpus, directory: directory)
         #else
-        throw WorkloadUnavailable()
+        throw BenchmarkFailure("this build has no BinaryModelCodec")
         #endif
     case .modelStoreJSON:
         return try await runStandardWorkloads(
@@ -44,7 +44,7 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
             modelStoreFactory(codec: BinaryModelCodec(), tuning: .modelStoreDefaults), corpus: corpus,
             directory: directory)
         #else
-        throw WorkloadUnavailable()
+        throw BenchmarkFailure("this build has no BinaryModelCodec")
         #endif
     case .grdbJSON:
         let factory = StoreFactory(open: { try GRDBStore(path: $0 + ".sqlite") }, compact: { try GRDBStore.compact(path: $0 + ".sqlite") })
@@ -65,5 +65,5 @@ private func cLevelDBFactory<Codec: ModelCodec>(
 private func modelStoreFactory(codec: any ModelCodec, tuning: LevelDBTuning) -> StoreFactory<ModelStoreContender> {
     StoreFactory(
         open: { try ModelStoreContender(directory: $0, codec: codec, tuning: tuning) },
-        compact: { try compactLevelDB(at: ModelStoreContender.levelDBPath(directory: $0), tuning: tuning) })
+        compact: { try ModelStoreContender.compact(directory: $0, tuning: tuning) })
 }

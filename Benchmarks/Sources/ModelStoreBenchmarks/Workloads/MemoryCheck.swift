@@ -15,7 +15,6 @@ let memoryCheckLimitBytes = 150 << 20
 
 /// Runs one half of the memory check and returns its sample (the import or the scan).
 func runMemoryCheck(_ phase: MemoryCheckPhase, records: Int, directory: String) async throws -> Sample {
-    #if MODELSTORE_NEW_APIS
     let corpus = ProfileCorpus(count: records)
     let store = try ModelStoreContender(
         directory: directory + "/memory-check", codec: JSONModelCodec(), tuning: .modelStoreDefaults)
@@ -31,7 +30,4 @@ func runMemoryCheck(_ phase: MemoryCheckPhase, records: Int, directory: String) 
             guard scanned == records else { throw BenchmarkFailure("enumerated \(scanned) of \(records) records") }
         }
     }
-    #else
-    throw WorkloadUnavailable()
-    #endif
 }
