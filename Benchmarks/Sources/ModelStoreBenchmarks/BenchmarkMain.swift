@@ -19,6 +19,10 @@ enum BenchmarkMain {
                         contender: contender, records: records, samples: samples,
                         peakResidentBytes: peakResidentBytes()),
                     to: reportPath)
+            case .tuning(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
             case .memoryCheck(let phase, let records, let directory, let reportPath):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 let sample = try await runMemoryCheck(phase, records: records, directory: directory)

@@ -40,6 +40,12 @@ struct Coordinator {
         if let path = options.markdownPath {
             try markdown.write(toFile: path, atomically: true, encoding: .utf8)
         }
+        if let path = options.jsonPath {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let everything = results.values.flatMap { $0 } + memoryChecks.map(\.report)
+            try encoder.encode(everything).write(to: URL(fileURLWithPath: path))
+        }
     }
 
     private func runWorker(contender: Contender, records: Int, round: Int, of runs: Int) throws -> WorkerReport {

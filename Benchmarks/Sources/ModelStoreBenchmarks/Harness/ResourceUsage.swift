@@ -4,14 +4,29 @@ import Foundation
 ///
 /// Linux reports `ru_maxrss` in kilobytes, macOS in bytes.
 func peakResidentBytes() -> Int {
-    var usage = rusage()
+    let usage = resourceUsage()
     #if os(Linux)
-    guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
     return Int(usage.ru_maxrss) * 1024
     #else
-    guard getrusage(RUSAGE_SELF, &usage) == 0 else { return 0 }
     return Int(usage.ru_maxrss)
     #endif
+}
+
+/// User plus system CPU seconds used so far by every thread of the process.
+func processCPUSeconds() -> Double {
+    let usage = resourceUsage()
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) * 1e-6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+private func resourceUsage() -> rusage {
+    var usage = rusage()
+    #if os(Linux)
+    _ = getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    _ = getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return usage
 }
 
 /// Keeps the optimiser from removing work whose result is otherwise unused.

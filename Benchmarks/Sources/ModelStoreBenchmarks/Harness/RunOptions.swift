@@ -4,9 +4,15 @@ import Foundation
 ///
 ///     modelstore-bench [--full] [--records 100000,1000000] [--runs N]
 ///                      [--contenders c-json,modelstore-json] [--workdir PATH] [--markdown PATH]
+///                      [--json PATH]
 ///
 /// `--full` (or `MODELSTORE_BENCH_FULL=1`) adds the 1,000,000-record runs and the memory
-/// checks. Two internal forms run one measurement in a child process:
+/// checks.
+///
+///     modelstore-bench tuning [--records 1000000] [--runs 3] [--workdir PATH]
+///
+/// measures LevelDB settings one at a time (see ``runTuningExperiment(records:rounds:directory:)``).
+/// Two internal forms run one measurement in a child process:
 ///
 ///     modelstore-bench worker --contender ID --records N --directory PATH --report PATH
 ///     modelstore-bench memory-check --phase import|enumerate --records N --directory PATH --report PATH
@@ -14,10 +20,12 @@ enum Command {
     case coordinate(RunOptions)
     case worker(contender: Contender, records: Int, directory: String, report: String)
     case memoryCheck(phase: MemoryCheckPhase, records: Int, directory: String, report: String)
+    case tuning(records: Int, rounds: Int, directory: String)
 
     static let usage = """
         usage: modelstore-bench [--full] [--records N[,N...]] [--runs N] [--contenders ID[,ID...]]
-                                [--workdir PATH] [--markdown PATH]
+                                [--workdir PATH] [--markdown PATH] [--json PATH]
+               modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
 
@@ -60,6 +68,11 @@ enum Command {
             return .worker(
                 contender: contender, records: try integer(try required("records")),
                 directory: try required("directory"), report: try required("report"))
+        case "tuning":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .tuning(
+                records: try values["records"].map(integer) ?? 1_000_000, rounds: options.runs ?? 3,
+                directory: options.workDirectory)
         case "memory-check":
             guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {
                 throw BenchmarkFailure("--phase is import or enumerate")
@@ -84,6 +97,8 @@ struct RunOptions {
     var workDirectory: String
     /// A file to write the markdown report to, besides standard output.
     var markdownPath: String?
+    /// A file to write every worker's raw samples to, as JSON.
+    var jsonPath: String?
 
     init(values: [String: String], full: Bool, integer: (String) throws -> Int) throws {
         if let list = values["records"] {
@@ -105,6 +120,7 @@ struct RunOptions {
         workDirectory = values["workdir"]
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("modelstore-bench-\(getpid())").path
         markdownPath = values["markdown"]
+        jsonPath = values["json"]
     }
 
     /// How many runs to make at `records` records.

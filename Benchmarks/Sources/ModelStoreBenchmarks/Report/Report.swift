@@ -23,10 +23,14 @@ struct Report {
             lines += ["", "### \(formatCount(records)) records", ""]
             lines += ["µs per operation (ratio to the C API with the same codec):", ""]
             lines += table.timeTable()
+            lines += ["", "CPU µs per operation, all threads (ratio to the C API with the same codec):", ""]
+            lines += table.timeTable(cpu: true)
             lines += ["", "Allocations per operation (whole process, median):", ""]
             lines += table.allocationTable()
-            lines += ["", "Run-to-run spread of µs/op, (max − min) / median:", ""]
+            lines += ["", "Run-to-run spread, (max − min) / median, of wall-clock µs/op:", ""]
             lines += table.spreadTable()
+            lines += ["", "… and of CPU µs/op:", ""]
+            lines += table.spreadTable(cpu: true)
         }
         lines += ["", "### Peak resident memory (MiB, whole worker process, median)", ""]
         lines += peakMemoryTable()

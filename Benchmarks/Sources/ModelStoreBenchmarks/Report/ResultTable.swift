@@ -29,23 +29,33 @@ struct ResultTable {
         median(samples(contender, workload).map(\.microsecondsPerOperation))
     }
 
-    /// The median over runs of this run's µs/op divided by the baseline's in the same run.
-    /// The object cache, which has no workload of its own in the baseline, is compared with
-    /// the baseline's random get.
-    func ratio(_ contender: Contender, _ workload: Workload) -> Double? {
+    /// The median CPU µs per operation.
+    func cpuMicroseconds(_ contender: Contender, _ workload: Workload) -> Double? {
+        median(samples(contender, workload).map(\.cpuMicrosecondsPerOperation))
+    }
+
+    /// The median over runs of this run's µs/op divided by the baseline's in the same run
+    /// (CPU µs/op with `cpu`). The object cache, which has no workload of its own in the
+    /// baseline, is compared with the baseline's random get.
+    func ratio(_ contender: Contender, _ workload: Workload, cpu: Bool = false) -> Double? {
         guard let baseline = contender.baseline else { return nil }
         let baselineWorkload = workload == .cacheHit ? .getExisting : workload
         let mine = samples(contender, workload)
         let theirs = samples(baseline, baselineWorkload)
-        let paired = zip(mine, theirs).map { $0.microsecondsPerOperation / $1.microsecondsPerOperation }
+        let paired = zip(mine, theirs).map { mine, theirs in
+            cpu
+                ? mine.cpuMicrosecondsPerOperation / theirs.cpuMicrosecondsPerOperation
+                : mine.microsecondsPerOperation / theirs.microsecondsPerOperation
+        }
         return median(paired)
     }
 
-    func timeTable() -> [String] {
+    func timeTable(cpu: Bool = false) -> [String] {
         table { contender, workload in
-            guard let time = microseconds(contender, workload) else { return "–" }
+            let time = cpu ? cpuMicroseconds(contender, workload) : microseconds(contender, workload)
+            guard let time else { return "–" }
             let cell = formatMicroseconds(time)
-            guard let ratio = ratio(contender, workload) else { return contender.baseline == nil ? cell : cell }
+            guard let ratio = ratio(contender, workload, cpu: cpu) else { return cell }
             return cell + String(format: " (%.2fx)", ratio)
         }
     }
@@ -57,9 +67,11 @@ struct ResultTable {
         }
     }
 
-    func spreadTable() -> [String] {
+    func spreadTable(cpu: Bool = false) -> [String] {
         table { contender, workload in
-            let values = samples(contender, workload).map(\.microsecondsPerOperation)
+            let values = samples(contender, workload).map {
+                cpu ? $0.cpuMicrosecondsPerOperation : $0.microsecondsPerOperation
+            }
             guard let middle = median(values), let low = values.min(), let high = values.max(), middle > 0 else {
                 return "–"
             }
