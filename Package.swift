@@ -14,9 +14,11 @@ let package = Package(
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
+        .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -45,6 +47,16 @@ let package = Package(
             name: "ModelStoreTestHelper",
             dependencies: ["ModelStore"],
             path: "Tests/ModelStoreTestHelper",
+            swiftSettings: strictSettings
+        ),
+        // The `modelstore` command-line tool.
+        .executableTarget(
+            name: "ModelStoreCLI",
+            dependencies: [
+                "ModelStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `modelstore get NAME KEY`: one stored model as JSON, with its metadata.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print the model stored under a key, with its metadata.",
+        discussion: """
+            The model is decoded without knowing its Swift type. Records written by the JSON codec \
+            are shown as they were stored; property-list records are converted to JSON; records of \
+            other codecs cannot be shown. Expired records are shown too, marked as expired under \
+            --policy, and are not removed.
+            """)
+
+    @Argument(help: "The database's name.")
+    var name: String
+
+    @Argument(help: "The key.")
+    var key: String
+
+    @Option(help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    var policy = PolicyArgument(.never)
+
+    @OptionGroup var root: RootOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+        let store = try root.inspector.unchanged(name, policy: policy.policy)
+        defer { try? store.close() }
+        guard let entry = try store.entry(InspectedValue.self, forKey: key) else {
+            throw CommandFailure(
+                status: .notFound,
+                message: "no record with key \(key.debugDescription) in database \(name.debugDescription). "
+                    + "Run `modelstore keys \(name)` to see the keys.")
+        }
+        let report = RecordReport(entry, now: Date())
+        if output.json {
+            print(try JSONOutput.pretty(report))
+            return
+        }
+        print("key          \(report.key)")
+        print("codec        \(report.codec)\(report.codec == "json" ? "" : " (shown converted to JSON)")")
+        print("stored at    \(Format.date(report.storedAt))")
+        let expiry = report.expiresAt.map(Format.date) ?? "never"
+        print("expires at   \(expiry)\(report.expired ? "  (expired)" : "")  (policy \(policy.policy))")
+        print("size         \(Format.bytes(report.byteCount))")
+        print(try JSONOutput.pretty(report.value))
+    }
+}
