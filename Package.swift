@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
         .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
+        .executable(name: "modelstore-import", targets: ["ImportJob"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
@@ -57,6 +58,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ImportJob",
+            dependencies: [
+                "ModelStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ImportJob",
             swiftSettings: strictSettings
         ),
         .testTarget(
