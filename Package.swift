@@ -70,6 +70,12 @@ let package = Package(
             path: "Examples/ImportJob",
             swiftSettings: strictSettings
         ),
+        // Runs the built `modelstore` and `modelstore-import` executables on real stores.
+        .testTarget(
+            name: "ModelStoreCLITests",
+            dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ModelStoreTests",
             dependencies: ["ModelStore", "ModelStoreTestHelper"],
