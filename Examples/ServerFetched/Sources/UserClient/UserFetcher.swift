@@ -1,8 +1,9 @@
 public import Foundation
+public import UserAPI
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking  // URLSession lives here on Linux
 #endif
-public import UserAPI
 
 /// Fetches users from the server with `URLSession`.
 public struct UserFetcher: Sendable {
@@ -44,7 +45,7 @@ public enum FetchError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .status(status, url): return "The server answered \(status) for \(url)."
+        case .status(let status, let url): return "The server answered \(status) for \(url)."
         }
     }
 }

@@ -51,7 +51,8 @@ do {
 
 var configuration = ModelStore.Configuration()
 configuration.directory = options.root
-let store = try ModelStore(name: "server-fetched-users", policy: .custom(options.timeToLive), configuration: configuration)
+let store = try ModelStore(
+    name: "server-fetched-users", policy: .custom(options.timeToLive), configuration: configuration)
 let client = try UserClient(server: options.server, store: store)
 var failed = false
 for id in options.ids {

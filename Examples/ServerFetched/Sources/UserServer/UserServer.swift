@@ -21,7 +21,9 @@ public final class UserServer: Sendable {
     private let services: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(host: String, port: Int, requests: RequestCounter, services: ServiceGroup, task: Task<Void, any Error>) {
+    private init(
+        host: String, port: Int, requests: RequestCounter, services: ServiceGroup, task: Task<Void, any Error>
+    ) {
         self.host = host
         self.port = port
         self.requests = requests
