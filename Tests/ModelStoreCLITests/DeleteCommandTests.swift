@@ -54,6 +54,20 @@ import Testing
         #expect(fixture.contains("books") && fixture.contains("authors"))
     }
 
+    @Test func deleteAllDeletesWhatItCanAndExitsWithLockedForADatabaseOpenElsewhere() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["a": Book.sample()], in: "authors")
+        let holder = try fixture.open("books")
+        defer { try? holder.close() }
+
+        let result = try ToolProcess.modelstore(["delete-all", "--yes"] + fixture.rootArguments)
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("Deleted: authors; still there: books."))
+        #expect(!fixture.contains("authors"))
+        #expect(fixture.contains("books"))
+    }
+
     @Test func deleteAllWithYesDeletesEveryDatabaseAndNothingElse() throws {
         let fixture = StoreFixture()
         try fixture.write(["a": Book.sample()], in: "books")

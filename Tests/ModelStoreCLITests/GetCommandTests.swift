@@ -4,6 +4,7 @@ import Testing
 
 /// `modelstore get`.
 @Suite struct GetCommandTests {
+    /// The metadata part of `get --json`.
     struct Record: Decodable {
         let key: String
         let codec: String

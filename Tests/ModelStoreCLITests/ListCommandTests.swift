@@ -4,6 +4,7 @@ import Testing
 
 /// `modelstore list`.
 @Suite struct ListCommandTests {
+    /// One element of `list --json`.
     struct Row: Decodable {
         let name: String
         let records: Int?

@@ -4,13 +4,16 @@ import Testing
 
 /// `modelstore stats`.
 @Suite struct StatsCommandTests {
+    /// The part of `stats --json` the tests check.
     struct Report: Decodable {
+        /// `records`.
         struct Records: Decodable {
             let total: Int
             let live: Int
             let expired: Int
         }
 
+        /// `sizes`.
         struct Sizes: Decodable {
             let approximate: UInt64
             let onDisk: UInt64

@@ -31,9 +31,24 @@ struct DeleteAllCommand: ParsableCommand {
             print("No databases under \(storeRoot.path); nothing deleted.")
             return
         }
-        try ModelStore.deleteAllDatabases(in: storeRoot.url)
+        do {
+            try Inspector.retryingWhileLocked { try ModelStore.deleteAllDatabases(in: storeRoot.url) }
+        } catch {
+            // ModelStore tries every database before it throws the first failure, so say
+            // which ones are gone and which are still there.
+            let failure = CommandFailure(error)
+            let remaining = (try? storeRoot.databaseNames()) ?? names
+            let deleted = names.filter { !remaining.contains($0) }
+            throw CommandFailure(
+                status: failure.status,
+                message: failure.message + " Deleted: \(list(deleted)); still there: \(list(remaining)).")
+        }
         print(
             "Deleted \(Format.count(names.count, "database")) from \(storeRoot.path): \(names.joined(separator: ", "))."
         )
+    }
+
+    private func list(_ names: [String]) -> String {
+        names.isEmpty ? "none" : names.joined(separator: ", ")
     }
 }

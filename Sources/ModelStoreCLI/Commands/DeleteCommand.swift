@@ -17,7 +17,7 @@ struct DeleteCommand: ParsableCommand {
         let storeRoot = root.storeRoot
         try root.inspector.requireDatabase(name)
         let bytes = storeRoot.diskUsage(of: name).bytes
-        try ModelStore.deleteDatabase(named: name, in: storeRoot.url)
+        try Inspector.retryingWhileLocked { try ModelStore.deleteDatabase(named: name, in: storeRoot.url) }
         print("Deleted database \(name) (\(Format.bytes(bytes))) from \(storeRoot.path).")
     }
 }

@@ -20,6 +20,7 @@ struct ListCommand: ParsableCommand {
         let status: String
         let error: String?
 
+        /// Written by hand so `records` prints as null for a database that could not be opened.
         private enum CodingKeys: String, CodingKey { case name, records, bytesOnDisk, status, error }
 
         func encode(to encoder: any Encoder) throws {

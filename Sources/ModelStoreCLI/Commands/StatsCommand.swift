@@ -20,12 +20,14 @@ struct StatsCommand: ParsableCommand {
 
     /// What `--json` prints.
     struct Report: Encodable {
+        /// Records on disk, and how many of them are fresh or expired under `--policy`.
         struct Records: Encodable {
             let total: Int
             let live: Int
             let expired: Int
         }
 
+        /// Sizes in bytes.
         struct Sizes: Encodable {
             /// LevelDB's estimate for the key range (compressed, excluding unflushed writes).
             let approximate: UInt64

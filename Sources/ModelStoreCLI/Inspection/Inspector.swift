@@ -53,13 +53,21 @@ struct Inspector {
     ) throws -> ModelStore {
         // Checked first: opening a name that does not exist would create an empty database.
         try requireDatabase(name)
-        // A database another process is just closing reads as locked for a moment (and a
-        // process that spawns children keeps its lock in each child until that child execs),
-        // so a locked open is retried for a quarter of a second before it is reported.
+        return try Self.retryingWhileLocked {
+            try ModelStore(name: name, policy: policy, configuration: configuration)
+        }
+    }
+
+    /// Runs `body`, retrying it for a quarter of a second while the database reads as locked.
+    ///
+    /// A database another process is just closing reads as locked for a moment (and a process
+    /// that spawns children keeps its lock in each child until that child execs), so only a
+    /// lock that lasts is reported.
+    static func retryingWhileLocked<Result>(_ body: () throws -> Result) throws -> Result {
         var attempt = 0
         while true {
             do {
-                return try ModelStore(name: name, policy: policy, configuration: configuration)
+                return try body()
             } catch ModelStoreError.locked where attempt < 10 {
                 attempt += 1
                 Thread.sleep(forTimeInterval: 0.025)

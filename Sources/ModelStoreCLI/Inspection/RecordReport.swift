@@ -30,6 +30,7 @@ struct RecordReport: Encodable {
         value = entry.value.json
     }
 
+    /// Written by hand so `expiresAt` prints as null rather than being left out.
     private enum CodingKeys: String, CodingKey {
         case key, codec, storedAt, expiresAt, expired, byteCount, value
     }
