@@ -2,6 +2,9 @@
 //
 //   swift run user-client [--server URL] [--root DIR] [--ttl SECONDS] [--stale] ID...
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // URLError lives here on Linux
+#endif
 import ModelStore
 import UserAPI
 import UserClient
@@ -61,7 +64,9 @@ for id in options.ids {
         let user = lookup.value
         print("\(id): \(user.name) <\(user.email)> revision \(user.revision) from \(lookup.source)")
     } catch {
-        FileHandle.standardError.write(Data("\(id): \(error)\n".utf8))
+        // URLError's own description is a dump of its user info; its localized one reads well.
+        let message = (error as? URLError)?.localizedDescription ?? String(describing: error)
+        FileHandle.standardError.write(Data("\(id): \(message)\n".utf8))
         failed = true
     }
 }

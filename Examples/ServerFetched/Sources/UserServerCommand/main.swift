@@ -19,5 +19,5 @@ func requestedPort() -> Int {
 let port = requestedPort()
 var logger = Logger(label: "user-server")
 logger.logLevel = .info
-print("user-server on http://127.0.0.1:\(port)  (GET /users/{id}, GET /requests; Ctrl-C to stop)")
+logger.info("user-server on http://127.0.0.1:\(port): GET /users/{id}, GET /requests; Ctrl-C stops it")
 try await UserServer.runUntilSignalled(host: "127.0.0.1", port: port, logger: logger)
