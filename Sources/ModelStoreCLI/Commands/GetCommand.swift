@@ -44,7 +44,8 @@ struct GetCommand: ParsableCommand {
         print("codec        \(report.codec)\(report.codec == "json" ? "" : " (shown converted to JSON)")")
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
-        print("expires at   \(expiry)\(report.expired ? "  (expired)" : "")  (policy \(policy.policy))")
+        print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
+        print("policy       \(policy.policy)")
         print("size         \(Format.bytes(report.byteCount))")
         print(try JSONOutput.pretty(report.value))
     }
