@@ -74,12 +74,25 @@ import Testing
         #expect((document["value"] as? [String: Any])?["title"] as? String == "Plist")
     }
 
-    @Test func recordOfACodecTheToolCannotReadFailsWithAnExplanation() throws {
+    @Test func recordOfACodecTheToolCannotDecodeIsShownAsBase64WithANote() throws {
         let fixture = StoreFixture()
-        try fixture.write(["book:1": Book.sample()], in: "books", codec: ReversedJSONCodec())
-        let result = try ToolProcess.modelstore(["get", "books", "book:1"] + fixture.rootArguments)
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("custom(7)"))
+        try fixture.write(["book:1": Book.sample("Custom")], in: "books", codec: ReversedJSONCodec())
+
+        let result = try ToolProcess.modelstore(["get", "books", "book:1", "--json"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        let document = try #require(try result.json() as? [String: Any])
+        #expect(document["codec"] as? String == "custom(7)")
+        #expect(document["value"] is NSNull)
+        #expect((document["note"] as? String)?.contains("cannot decode") == true)
+        let base64 = try #require(document["payloadBase64"] as? String)
+        let payload = try #require(Data(base64Encoded: base64))
+        let book = try JSONDecoder().decode(Book.self, from: Data(payload.reversed()))
+        #expect(book.title == "Custom")
+
+        let text = try ToolProcess.modelstore(["get", "books", "book:1"] + fixture.rootArguments)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("codec        custom(7)"))
+        #expect(text.stdout.contains("note         written by the custom(7) codec"))
     }
 
     @Test func missingKeyExitsWithNotFound() throws {

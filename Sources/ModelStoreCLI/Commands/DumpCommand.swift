@@ -9,8 +9,9 @@ struct DumpCommand: ParsableCommand {
         abstract: "Print every record as newline-delimited JSON (key, metadata, value).",
         discussion: """
             Records stream through a cursor one at a time, so a dump of any size runs in constant \
-            memory. Each line has the form of `get --json`. A record that cannot be decoded is \
-            printed as {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
+            memory. Each line has the form of `get --json`; records of codecs the tool cannot decode \
+            carry their encoded bytes in base64. A record that cannot be read at all (a damaged \
+            header) is printed as {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
             With standard output redirected and standard error on a terminal, a progress bar is drawn.
             """)
 
@@ -42,14 +43,19 @@ struct DumpCommand: ParsableCommand {
         let now = Date()
         var written = 0
         var undecodable = 0
+        let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
         while true {
             do {
                 guard let entry = try cursor.next() else { break }
                 out.line(bytes: try encoder.encode(RecordReport(entry, now: now)))
             } catch ModelStoreError.decodingFailed(let key, _, let message) {
                 // The cursor has already stepped past the record, so the dump can go on.
-                undecodable += 1
-                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))
+                if let (entry, codec) = try raw.entry(forKey: key) {
+                    out.line(bytes: try encoder.encode(RecordReport(entry, codec: codec, now: now)))
+                } else {
+                    undecodable += 1
+                    out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))
+                }
             }
             written += 1
             progress.update(completed: written)
@@ -59,8 +65,8 @@ struct DumpCommand: ParsableCommand {
         if undecodable > 0 {
             throw CommandFailure(
                 status: .failure,
-                message: "\(Format.count(undecodable, "record")) of \(written) could not be decoded without their "
-                    + "model types; see the lines with an \"error\" member.")
+                message: "\(Format.count(undecodable, "record")) of \(written) could not be read; "
+                    + "see the lines with an \"error\" member.")
         }
     }
 }

@@ -21,9 +21,13 @@ struct Inspector {
     }
 
     /// A store that shows every record as it is on disk and changes nothing.
-    func unchanged(_ name: String, policy: UpdatePolicy = .never) throws -> ModelStore {
+    ///
+    /// - Parameter codec: The codec that decodes records of its own identifier; by default
+    ///   the JSON codec behind ``InspectedValue``.
+    func unchanged(_ name: String, policy: UpdatePolicy = .never, codec: (any ModelCodec)? = nil) throws -> ModelStore {
         var configuration = baseConfiguration
         configuration.now = { Date.distantPast }
+        if let codec { configuration.codec = codec }
         return try open(name, policy: policy, configuration: configuration)
     }
 

@@ -9,6 +9,9 @@ import ModelStore
 /// {"byteCount":71,"codec":"json","expired":false,"expiresAt":null,"key":"user:1",
 ///  "storedAt":"2026-11-21T16:09:00Z","value":{"name":"Ada"}}
 /// ```
+///
+/// A record of a codec the tool cannot decode has `"value": null` and instead
+/// `"payloadBase64"` (the encoded model) and a `"note"` that says why.
 struct RecordReport: Encodable {
     let key: String
     let codec: String
@@ -16,7 +19,9 @@ struct RecordReport: Encodable {
     let expiresAt: Date?
     let expired: Bool
     let byteCount: Int
-    let value: JSONValue
+    let value: JSONValue?
+    let payloadBase64: String?
+    let note: String?
 
     /// Describes `entry`, judging expiry against `now` (the real time, not the inspection
     /// store's frozen clock).
@@ -28,11 +33,27 @@ struct RecordReport: Encodable {
         expired = entry.expiresAt.map { now >= $0 } ?? false  // ModelStore's rule: expired at the deadline
         byteCount = entry.byteCount
         value = entry.value.json
+        payloadBase64 = nil
+        note = nil
     }
 
-    /// Written by hand so `expiresAt` prints as null rather than being left out.
+    /// Describes a record whose payload could not be decoded, from its raw bytes.
+    init(_ entry: ModelStore.Entry<RawPayload>, codec: ModelCodecIdentifier, now: Date) {
+        key = entry.key
+        self.codec = codec.description
+        storedAt = entry.storedAt
+        expiresAt = entry.expiresAt
+        expired = entry.expiresAt.map { now >= $0 } ?? false
+        byteCount = entry.byteCount
+        value = nil
+        payloadBase64 = entry.value.bytes.base64EncodedString()
+        note = "written by the \(codec) codec, which modelstore cannot decode without the model type; "
+            + "payloadBase64 holds the encoded model"
+    }
+
+    /// Written by hand so `expiresAt` and `value` print as null rather than being left out.
     private enum CodingKeys: String, CodingKey {
-        case key, codec, storedAt, expiresAt, expired, byteCount, value
+        case key, codec, storedAt, expiresAt, expired, byteCount, value, payloadBase64, note
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -44,6 +65,8 @@ struct RecordReport: Encodable {
         try container.encode(expired, forKey: .expired)
         try container.encode(byteCount, forKey: .byteCount)
         try container.encode(value, forKey: .value)
+        try container.encodeIfPresent(payloadBase64, forKey: .payloadBase64)
+        try container.encodeIfPresent(note, forKey: .note)
     }
 }
 
