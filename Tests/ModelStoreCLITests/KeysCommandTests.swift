@@ -31,6 +31,10 @@ import Testing
         let result = try ToolProcess.modelstore(["keys", "books", "--json", "--prefix", "b"] + fixture.rootArguments)
         #expect(result.status == 0)
         #expect(try result.decode([String].self) == ["b:1"])
+        let all = try ToolProcess.modelstore(["keys", "books", "--json"] + fixture.rootArguments)
+        #expect(try all.decode([String].self) == ["a:1", "a:2", "a:3", "b:1"])
+        let none = try ToolProcess.modelstore(["keys", "books", "--json", "--prefix", "z"] + fixture.rootArguments)
+        #expect(try none.decode([String].self) == [])
     }
 
     @Test func policyHidesExpiredKeysWithoutRemovingThem() throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ModelStore
 
 /// `modelstore keys NAME`: the keys in a database, in LevelDB's (byte-wise) order.
@@ -39,14 +40,31 @@ struct KeysCommand: ParsableCommand {
         defer { try? store.close() }
         let range = prefix.map(KeyRange.prefix) ?? .all
         let cursor = try store.keys(in: range, reverse: reverse, limit: limit)
-        if output.json {
-            print(try JSONOutput.pretty(try cursor.collect()))
-            return
-        }
         let out = StandardOutput()
-        while let key = try cursor.next() {
-            out.line(key)
+        if output.json {
+            try writeJSONArray(cursor, to: out)
+        } else {
+            while let key = try cursor.next() {
+                out.line(key)
+            }
         }
         out.flush()
+    }
+
+    /// Writes the keys as a JSON array one element at a time, so a database of millions of
+    /// keys is listed in constant memory too.
+    private func writeJSONArray(_ cursor: Cursor<String>, to out: StandardOutput) throws {
+        let encoder = JSONOutput.compactEncoder()
+        guard var pending = try cursor.next() else {
+            out.line("[]")
+            return
+        }
+        out.line("[")
+        while let key = try cursor.next() {
+            out.line("  " + String(decoding: try encoder.encode(pending), as: UTF8.self) + ",")
+            pending = key
+        }
+        out.line("  " + String(decoding: try encoder.encode(pending), as: UTF8.self))
+        out.line("]")
     }
 }
