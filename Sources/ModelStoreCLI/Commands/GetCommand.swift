@@ -33,7 +33,7 @@ struct GetCommand: ParsableCommand {
             throw CommandFailure(
                 status: .notFound,
                 message: "no record with key \(key.debugDescription) in database \(name.debugDescription). "
-                    + "Run `modelstore keys \(name)` to see the keys.")
+                    + "Run `modelstore keys \(name)\(root.suggestionSuffix)` to see the keys.")
         }
         if output.json {
             print(try JSONOutput.pretty(report))

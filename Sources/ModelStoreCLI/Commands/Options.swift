@@ -15,6 +15,11 @@ struct RootOptions: ParsableArguments {
         StoreRoot(url: root.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelStore.defaultDirectory)
     }
 
+    /// ` --root PATH` when a root was given, for commands the tool suggests in messages.
+    var suggestionSuffix: String {
+        root.map { " --root \($0)" } ?? ""
+    }
+
     /// An inspector over the root.
     var inspector: Inspector { Inspector(root: storeRoot) }
 }
