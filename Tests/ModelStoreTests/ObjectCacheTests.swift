@@ -115,7 +115,7 @@ struct ObjectCacheTests {
             expected = "imported"
         case .sweep:
             fixture.clock.advance(by: 60)
-            #expect(try await store.removeExpiredObjects() == 1)
+            #expect(try store.removeExpiredObjects() == 1)
             let relaxed = try fixture.open("db", policy: .never)  // shares the cache; policy allows any age
             #expect(try relaxed.object(String.self, forKey: "p:k") == nil)
             return

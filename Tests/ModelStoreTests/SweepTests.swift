@@ -66,7 +66,7 @@ struct SweepTests {
         try store.compact()
         let before = try directorySize(store.url)
         fixture.clock.advance(by: 60)
-        #expect(try await store.removeExpiredObjects() == 30_000)
+        #expect(try store.removeExpiredObjects() == 30_000)
         let after = try directorySize(store.url)
         #expect(before > 1_000_000)
         #expect(after < before / 4, "before \(before) bytes, after \(after) bytes")
@@ -101,16 +101,6 @@ struct SweepTests {
         }
         #expect(try store.removeExpiredObjects() == 6)
         #expect(try store.keys().collect() == ["k6", "k7", "k8", "k9"])
-    }
-
-    @Test("The async sweep variant works off the caller's thread")
-    func asyncSweep() async throws {
-        let fixture = Fixture()
-        let store = try fixture.open(policy: .highest)
-        try store.set(1, forKey: "k")
-        fixture.clock.advance(by: 10)
-        let removed: Int = try await store.removeExpiredObjects()
-        #expect(removed == 1)
     }
 
     @Test("The automatic sweep runs in the background and stops when the store closes")

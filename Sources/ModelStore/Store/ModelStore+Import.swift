@@ -145,7 +145,7 @@ struct ChunkedImporter {
 
     private mutating func commit() throws {
         guard batch.count > 0 else { return }
-        try store.apply(batch, keys: keys, in: database, sync: sync)
+        try store.apply(batch, keys: keys, kinds: nil, in: database, sync: sync)
         written += batch.count
         chunks += 1
         batch.clear()

@@ -78,6 +78,36 @@ extension ModelStore {
         return entry
     }
 
+    /// Returns the model stored for `key` even if it has expired, without removing it: for
+    /// showing stale content while the source is unreachable.
+    ///
+    /// ```swift
+    /// if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
+    ///     show(stale.value, outdated: stale.isExpired)
+    /// }
+    /// ```
+    ///
+    /// With `includingExpired` false this is ``entry(_:forKey:)``.
+    ///
+    /// - Throws: See ``object(forKey:)``.
+    public func entry<Value: Decodable>(
+        _ type: Value.Type, forKey key: String, includingExpired: Bool
+    ) throws -> Entry<Value>? {
+        guard includingExpired else { return try entry(type, forKey: key) }
+        let database = try openDatabase()
+        let now = reader.now()
+        return try withKeyBytes(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> Entry<Value>? in
+                    guard let record else { return nil }
+                    let header = try reader.header(record, key: key, type: type)
+                    let expired = header.isExpired(now: now, timeToLive: reader.timeToLive)
+                    return try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
+                }
+            }
+        }
+    }
+
     /// Whether a record that has not expired is stored for `key`. Does not decode the model.
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
@@ -103,13 +133,16 @@ extension ModelStore {
     /// expired record stays until the next read or sweep.
     func purgeIfExpired(key: UnsafeRawBufferPointer, now: Double) {
         let timeToLive = reader.timeToLive
-        _ = try? database.exclusiveWrite { engine in
+        let removed = try? database.exclusiveWrite { engine -> Bool in
             let stillExpired = try engine.withValue(forKey: key) { record -> Bool in
                 RecordState(record, now: now, timeToLive: timeToLive) == .expired
             }
             if stillExpired { try engine.delete(key: key, sync: false) }
+            return stillExpired
         }
-        database.cache?.invalidate(String(decoding: key, as: UTF8.self))
+        let keyString = String(decoding: key, as: UTF8.self)
+        database.cache?.invalidate(keyString)
+        if removed == true, database.changes.isObserved { database.changes.publish(keyString, .expired) }
     }
 }
 

@@ -40,12 +40,6 @@ extension ModelStore {
         }
         return outcome.removed
     }
-
-    /// Sweeps without blocking the caller's thread. See ``removeExpiredObjects()``.
-    @discardableResult
-    public func removeExpiredObjects() async throws -> Int {
-        try await offload { [self] in try removeExpiredObjects() }
-    }
 }
 
 /// The chunked scan behind sweeps and limit enforcement.
@@ -70,7 +64,10 @@ struct Sweeper {
         mutating func noteRemoved(_ key: UnsafeRawBufferPointer) {
             removed += 1
             if firstRemovedKey == nil { firstRemovedKey = Array(key) }
-            lastRemovedKey = Array(key)  // keys arrive in order, so this is the largest so far
+            // Keys arrive in order, so this is the largest so far; the buffer is reused.
+            if lastRemovedKey == nil { lastRemovedKey = [] }
+            lastRemovedKey!.removeAll(keepingCapacity: true)
+            lastRemovedKey!.append(contentsOf: key)
         }
 
         mutating func merge(_ other: Outcome) {
@@ -100,7 +97,7 @@ struct Sweeper {
     func removeExpired(collectingLiveRecords: Bool) throws -> Outcome {
         let timeToLive = reader.timeToLive
         let now = now
-        return try scan { key, record, outcome in
+        return try scan(reporting: .expired) { key, record, outcome in
             guard let header = RecordHeader(parsing: record) else { return false }  // never delete what we cannot read
             if header.isExpired(now: now, timeToLive: timeToLive) { return true }
             if collectingLiveRecords {
@@ -129,7 +126,7 @@ struct Sweeper {
         // it as are still needed (in key order).
         let cutoff = oldestFirst[evict - 1].storedAt
         var atCutoff = oldestFirst[..<evict].reduce(0) { $0 + ($1.storedAt == cutoff ? 1 : 0) }
-        return try scan { _, record, _ in
+        return try scan(reporting: .evicted) { _, record, _ in
             guard let header = RecordHeader(parsing: record) else { return false }
             if header.storedAt < cutoff { return true }
             if header.storedAt == cutoff && atCutoff > 0 {
@@ -144,17 +141,19 @@ struct Sweeper {
     /// with a fresh iterator, so what it sees is current, and deletes in one atomic batch the
     /// records `shouldRemove` picks.
     private func scan(
+        reporting kind: ModelStore.Change.Kind,
         _ shouldRemove: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, inout Outcome) -> Bool
     ) throws -> Outcome {
         var outcome = Outcome()
         var resumeAfter: [UInt8]? = nil
-        let tracksKeys = database.cache != nil
+        let observed = database.changes.isObserved
+        let tracksKeys = database.cache != nil || observed
         while true {
             var removedKeys: [String] = []
             let (seen, lastKey) = try database.exclusiveWrite { engine -> (Int, [UInt8]?) in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 let batch = LevelDBWriteBatch()
-                var lastKey: [UInt8]? = nil
+                var lastKey: [UInt8] = []  // reused: one allocation per chunk, not per record
                 if let resumeAfter {
                     // Continue after the key the previous chunk ended on, if it is still there.
                     try iterator.seek(to: resumeAfter)
@@ -169,13 +168,17 @@ struct Sweeper {
                         outcome.noteRemoved(key)
                         if tracksKeys { removedKeys.append(String(decoding: key, as: UTF8.self)) }
                     }
-                    lastKey = Array(key)
+                    lastKey.removeAll(keepingCapacity: true)
+                    lastKey.append(contentsOf: key)
                     return true
                 }
                 if batch.count > 0 { try engine.write(batch, sync: false) }
-                return (seen, lastKey)
+                return (seen, seen > 0 ? lastKey : nil)
             }
-            if !removedKeys.isEmpty { database.cache?.invalidate(removedKeys) }
+            if !removedKeys.isEmpty {
+                database.cache?.invalidate(removedKeys)
+                if observed { database.changes.publish(removedKeys, kind) }
+            }
             guard seen == Self.chunkSize, let lastKey else { return outcome }
             resumeAfter = lastKey
         }

@@ -8,6 +8,7 @@ extension ModelStore {
         let store: ModelStore
         let batch = LevelDBWriteBatch()
         private(set) var keys: [String] = []
+        private(set) var kinds: [Change.Kind] = []
         /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
         /// the batch is applied, so nothing is written.
         private var deferredError: ModelStoreError?
@@ -46,6 +47,7 @@ extension ModelStore {
             do {
                 try store.withKeyBytes(key) { batch.delete(key: $0) }
                 keys.append(key)
+                kinds.append(.removed)
             } catch {
                 deferredError = deferredError ?? (error as? ModelStoreError)
             }
@@ -57,6 +59,7 @@ extension ModelStore {
                 record.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
             }
             keys.append(key)
+            kinds.append(.set)
         }
 
         /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.
@@ -93,13 +96,22 @@ extension ModelStore {
         let result = try body(batch)
         try batch.validate()
         guard batch.count > 0 else { return result }
-        try apply(batch.batch, keys: batch.keys, in: database, sync: sync ?? configuration.syncWrites)
+        try apply(batch.batch, keys: batch.keys, kinds: batch.kinds, in: database, sync: sync ?? configuration.syncWrites)
         return result
     }
 
-    /// Writes a LevelDB batch and invalidates the cached models it touched.
-    func apply(_ batch: LevelDBWriteBatch, keys: [String], in database: OpenDatabase, sync: Bool) throws {
+    /// Writes a LevelDB batch, invalidates the cached models it touched and reports the
+    /// changes. `kinds` parallels `keys`; nil means every operation was a set.
+    func apply(
+        _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, in database: OpenDatabase, sync: Bool
+    ) throws {
         defer { database.cache?.invalidate(keys) }
         try database.write { engine in try engine.write(batch, sync: sync) }
+        guard database.changes.isObserved else { return }
+        if let kinds {
+            database.changes.publish(zip(keys, kinds).map { Change(key: $0, kind: $1) })
+        } else {
+            database.changes.publish(keys, .set)
+        }
     }
 }

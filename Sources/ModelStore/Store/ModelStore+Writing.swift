@@ -22,7 +22,10 @@ extension ModelStore {
     /// try store.set(session, forKey: "session", expiresAfter: 30)   // 30 seconds
     /// ```
     ///
-    /// - Parameter lifetime: Seconds until the record expires; positive and finite.
+    /// - Parameters:
+    ///   - value: The model to store.
+    ///   - key: The key to store it under.
+    ///   - lifetime: Seconds until the record expires; positive and finite.
     /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise as
     ///   ``set(_:forKey:)``.
     public func set<Value: Encodable>(_ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval) throws {
@@ -40,6 +43,7 @@ extension ModelStore {
                 try database.write { engine in try engine.put(key: keyBytes, value: recordBytes, sync: sync) }
             }
         }
+        if database.changes.isObserved { database.changes.publish(key, .set) }
     }
 
     /// Encodes the header and model into one buffer, outside any lock.
@@ -78,6 +82,7 @@ extension ModelStore {
         try withKeyBytes(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
+        if database.changes.isObserved { database.changes.publish(key, .removed) }
     }
 
     /// Removes the records for all `keys` in one atomic write: all are removed or none.
@@ -100,6 +105,7 @@ extension ModelStore {
         let sync = configuration.syncWrites
         defer { database.cache?.invalidate(removed) }
         try database.write { engine in try engine.write(batch, sync: sync) }
+        if database.changes.isObserved { database.changes.publish(removed, .removed) }
     }
 
     /// Removes every record whose key starts with `prefix`, and returns how many it removed.
@@ -140,6 +146,8 @@ extension ModelStore {
         while true {
             let batch = LevelDBWriteBatch()
             var lastKey: [UInt8]? = nil
+            var removedKeys: [String] = []
+            let observed = database.changes.isObserved
             try database.run { engine in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: resumeKey)
@@ -148,6 +156,7 @@ extension ModelStore {
                         guard key.starts(with: prefix) else { return false }
                         batch.delete(key: key)
                         lastKey = Array(key)
+                        if observed { removedKeys.append(String(decoding: key, as: UTF8.self)) }
                         return true
                     }
                     guard more == true else { break }
@@ -156,6 +165,7 @@ extension ModelStore {
             }
             guard batch.count > 0, let lastKey else { return removed }
             try database.write { engine in try engine.write(batch, sync: sync) }
+            if observed { database.changes.publish(removedKeys, .removed) }
             removed += batch.count
             guard batch.count == chunkSize else { return removed }
             resumeKey = lastKey

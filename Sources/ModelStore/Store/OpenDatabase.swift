@@ -18,6 +18,12 @@ final class OpenDatabase: @unchecked Sendable {
     let logger: Logger
     private let lock: DirectoryLock
 
+    /// Read-through fetches in flight, by key, so concurrent misses share one fetch.
+    let fetches = Locked<[String: Task<any Sendable, any Error>]>([:])
+
+    /// Streams of changes handed out by ``ModelStore/changes(bufferingPolicy:)``.
+    let changes = ChangeBroadcaster()
+
     /// Decoded models kept in memory, or nil when ``ModelStore/Configuration/objectCacheLimit`` is 0.
     let cache: ObjectCache?
 
@@ -54,6 +60,7 @@ final class OpenDatabase: @unchecked Sendable {
     func shutdown() {
         engine.close()
         lock.unlock()
+        changes.finishAll()
     }
 
     // MARK: - Error funnel

@@ -32,20 +32,23 @@ struct RecordReader: Sendable {
 
     /// Decodes the payload after `header` and wraps it with its metadata.
     func entry<Value: Decodable>(
-        _ type: Value.Type, key: String, header: RecordHeader, record: UnsafeRawBufferPointer
+        _ type: Value.Type, key: String, header: RecordHeader, record: UnsafeRawBufferPointer, isExpired: Bool = false
     ) throws(ModelStoreError) -> ModelStore.Entry<Value> {
         let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
         let value = try decode(type, key: key, codec: header.codec, payload: payload)
-        return entry(key: key, value: value, header: header, byteCount: record.count)
+        return entry(key: key, value: value, header: header, byteCount: record.count, isExpired: isExpired)
     }
 
-    func entry<Value>(key: String, value: Value, header: RecordHeader, byteCount: Int) -> ModelStore.Entry<Value> {
+    func entry<Value>(
+        key: String, value: Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false
+    ) -> ModelStore.Entry<Value> {
         ModelStore.Entry(
             key: key,
             value: value,
             storedAt: Date(timeIntervalSinceReferenceDate: header.storedAt),
             expiresAt: header.deadline(timeToLive: timeToLive).map(Date.init(timeIntervalSinceReferenceDate:)),
-            byteCount: byteCount)
+            byteCount: byteCount,
+            isExpired: isExpired)
     }
 
     /// Decodes with the codec that wrote the record: the store's own, or any built-in one.
