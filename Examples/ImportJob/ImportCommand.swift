@@ -81,7 +81,7 @@ struct ImportCommand: AsyncParsableCommand {
         }
 
         let sweepStart = ContinuousClock.now
-        let removed = try await store.removeExpiredObjects()
+        let removed = try store.removeExpiredObjects()
         let sweepTime = ContinuousClock.now - sweepStart
         let total = try store.count()
         print(
