@@ -32,11 +32,13 @@ public struct ReadThroughResult<Value: Sendable>: Sendable {
 /// let user = try await cache.value(forKey: "42").value
 /// ```
 ///
-/// All the read-through logic of the example is in this one type, so it can later be
-/// replaced by the library's own `store.object(_:forKey:fetch:)`.
+/// All the read-through logic of the example is in this one type. ModelStore's own
+/// `store.object(_:forKey:staleIfError:fetch:)` does the same in one call, except that a
+/// lookup with `staleIfError: false` deletes an expired record before fetching, so after a
+/// failed fetch a later stale lookup finds nothing; this type keeps the stale copy until a
+/// fetch replaces it.
 public actor ReadThroughCache<Value: Codable & Sendable> {
     private let store: ModelStore
-    private let recordsOfAnyAge: ModelStore
     private let fetch: @Sendable (String) async throws -> Value
     /// One fetch per key at a time; later lookups of the key await the same task.
     private var inFlight: [String: Task<Value, any Error>] = [:]
@@ -46,17 +48,9 @@ public actor ReadThroughCache<Value: Codable & Sendable> {
     /// - Parameters:
     ///   - store: The database the cache reads and writes.
     ///   - fetch: Fetches the value for a key from the origin.
-    /// - Throws: ``ModelStoreError`` if the store's database cannot be opened a second time.
-    public init(store: ModelStore, fetch: @escaping @Sendable (String) async throws -> Value) throws {
+    public init(store: ModelStore, fetch: @escaping @Sendable (String) async throws -> Value) {
         self.store = store
         self.fetch = fetch
-        // TODO(lead): use includingExpired. Until `entry(_:forKey:includingExpired: true)` lands,
-        // a second instance with policy .never on the same database (one shared LevelDB
-        // handle) reads records of any age. Reading through `store` instead would delete an
-        // expired record on the spot, and that record is exactly the stale copy a caller may
-        // need while the origin is down. (.never still honours per-record deadlines, which
-        // this cache never writes.)
-        recordsOfAnyAge = try ModelStore(name: store.name, policy: .never, configuration: store.configuration)
     }
 
     /// Returns the value for `key`: from the store while it is fresh, otherwise from the
@@ -69,8 +63,11 @@ public actor ReadThroughCache<Value: Codable & Sendable> {
     /// - Throws: The origin's error when there is no fresh record (and no stale one, or stale
     ///   ones are not allowed); ``ModelStoreError`` from the store.
     public func value(forKey key: String, allowingStale: Bool = false) async throws -> ReadThroughResult<Value> {
-        let stored = try recordsOfAnyAge.entry(Value.self, forKey: key)
-        if let stored, isFresh(stored) {
+        // Read expired records too, without removing them: a plain read would delete an expired
+        // record on the spot, and it is exactly the stale copy a caller may need while the
+        // origin is down (even one that did not ask for stale values this time).
+        let stored = try store.entry(Value.self, forKey: key, includingExpired: true)
+        if let stored, !stored.isExpired {
             return ReadThroughResult(value: stored.value, source: .store, storedAt: stored.storedAt)
         }
         do {
@@ -80,14 +77,6 @@ public actor ReadThroughCache<Value: Codable & Sendable> {
             guard allowingStale, let stored else { throw error }
             return ReadThroughResult(value: stored.value, source: .stale, storedAt: stored.storedAt)
         }
-    }
-
-    /// Whether `entry` is still fresh under the store's policy. The same rule as ModelStore's:
-    /// a record's own deadline wins, otherwise `storedAt` plus the policy's lifetime.
-    private func isFresh(_ entry: ModelStore.Entry<Value>) -> Bool {
-        let deadline = entry.expiresAt ?? store.policy.timeToLive.map { entry.storedAt.addingTimeInterval($0) }
-        guard let deadline else { return true }
-        return store.configuration.now() < deadline
     }
 
     /// Fetches and stores `key`, or joins the fetch already running for it.

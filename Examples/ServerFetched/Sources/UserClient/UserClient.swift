@@ -15,11 +15,9 @@ public struct UserClient: Sendable {
     private let cache: ReadThroughCache<User>
 
     /// Creates a client for the server at `server`, caching in `store`.
-    ///
-    /// - Throws: ``ModelStoreError`` if the store cannot be opened for reading records of any age.
-    public init(server: URL, store: ModelStore, timeout: TimeInterval = 5) throws {
+    public init(server: URL, store: ModelStore, timeout: TimeInterval = 5) {
         let fetcher = UserFetcher(baseURL: server, timeout: timeout)
-        cache = try ReadThroughCache(store: store) { id in try await fetcher.user(id) }
+        cache = ReadThroughCache(store: store) { id in try await fetcher.user(id) }
     }
 
     /// Returns the user `id`, from the store while fresh, otherwise from the server.

@@ -56,7 +56,7 @@ var configuration = ModelStore.Configuration()
 configuration.directory = options.root
 let store = try ModelStore(
     name: "server-fetched-users", policy: .custom(options.timeToLive), configuration: configuration)
-let client = try UserClient(server: options.server, store: store)
+let client = UserClient(server: options.server, store: store)
 var failed = false
 for id in options.ids {
     do {

@@ -49,7 +49,7 @@ struct Harness {
         configuration.now = { clock.now }
         store = try ModelStore(name: "users", policy: .custom(Self.timeToLive), configuration: configuration)
         // A short timeout bounds how long a test can wait on a server that does not answer.
-        client = try UserClient(server: URL(string: server.baseURL)!, store: store, timeout: 5)
+        client = UserClient(server: URL(string: server.baseURL)!, store: store, timeout: 5)
     }
 
     /// Stops the server (if the test has not) and removes the store's directory.
