@@ -64,7 +64,10 @@ struct Sweeper {
         mutating func noteRemoved(_ key: UnsafeRawBufferPointer) {
             removed += 1
             if firstRemovedKey == nil { firstRemovedKey = Array(key) }
-            lastRemovedKey = Array(key)  // keys arrive in order, so this is the largest so far
+            // Keys arrive in order, so this is the largest so far; the buffer is reused.
+            if lastRemovedKey == nil { lastRemovedKey = [] }
+            lastRemovedKey!.removeAll(keepingCapacity: true)
+            lastRemovedKey!.append(contentsOf: key)
         }
 
         mutating func merge(_ other: Outcome) {
@@ -150,7 +153,7 @@ struct Sweeper {
             let (seen, lastKey) = try database.exclusiveWrite { engine -> (Int, [UInt8]?) in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 let batch = LevelDBWriteBatch()
-                var lastKey: [UInt8]? = nil
+                var lastKey: [UInt8] = []  // reused: one allocation per chunk, not per record
                 if let resumeAfter {
                     // Continue after the key the previous chunk ended on, if it is still there.
                     try iterator.seek(to: resumeAfter)
@@ -165,11 +168,12 @@ struct Sweeper {
                         outcome.noteRemoved(key)
                         if tracksKeys { removedKeys.append(String(decoding: key, as: UTF8.self)) }
                     }
-                    lastKey = Array(key)
+                    lastKey.removeAll(keepingCapacity: true)
+                    lastKey.append(contentsOf: key)
                     return true
                 }
                 if batch.count > 0 { try engine.write(batch, sync: false) }
-                return (seen, lastKey)
+                return (seen, seen > 0 ? lastKey : nil)
             }
             if !removedKeys.isEmpty {
                 database.cache?.invalidate(removedKeys)

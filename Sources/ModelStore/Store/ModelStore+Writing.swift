@@ -22,7 +22,10 @@ extension ModelStore {
     /// try store.set(session, forKey: "session", expiresAfter: 30)   // 30 seconds
     /// ```
     ///
-    /// - Parameter lifetime: Seconds until the record expires; positive and finite.
+    /// - Parameters:
+    ///   - value: The model to store.
+    ///   - key: The key to store it under.
+    ///   - lifetime: Seconds until the record expires; positive and finite.
     /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise as
     ///   ``set(_:forKey:)``.
     public func set<Value: Encodable>(_ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval) throws {
