@@ -1,5 +1,4 @@
 // swift-tools-version: 6.1
-import Foundation
 import PackageDescription
 
 // The benchmarks are a package of their own so that ModelStore's users never resolve GRDB or
@@ -16,12 +15,6 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
-
-/// `BinaryModelCodec` is being written on another branch; its contenders compile once the root
-/// package has it. Remove this switch when it is on main.
-let binaryCodecSettings: [SwiftSetting] = FileManager.default.fileExists(
-    atPath: Context.packageDirectory + "/../Sources/ModelStore/Codecs/Binary/BinaryModelCodec.swift")
-    ? [.define("MODELSTORE_BINARY_CODEC")] : []
 
 let package = Package(
     name: "ModelStoreBenchmarks",
@@ -50,7 +43,7 @@ let package = Package(
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
-            swiftSettings: strictSettings + binaryCodecSettings
+            swiftSettings: strictSettings
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -53,24 +53,9 @@ enum Contender: String, CaseIterable, Codable, Sendable {
     /// Linux that they run up to 100,000 records only, and the object cache, whose one
     /// workload does not depend on the record count, runs there too.
     func runs(atRecords records: Int) -> Bool {
-        guard isAvailable else { return false }
         switch self {
         case .cPropertyList, .modelStorePropertyList, .modelStoreObjectCache: return records <= 100_000
         default: return true
-        }
-    }
-
-    /// Whether this build of ModelStore has what the contender needs.
-    var isAvailable: Bool {
-        switch self {
-        case .cBinary, .modelStoreBinary:
-            #if MODELSTORE_BINARY_CODEC
-            return true
-            #else
-            return false
-            #endif
-        default:
-            return true
         }
     }
 }

@@ -17,12 +17,8 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
         return try await runStandardWorkloads(
             cLevelDBFactory(codec: PropertyListModelCodec()), corpus: corpus, directory: directory)
     case .cBinary:
-        #if MODELSTORE_BINARY_CODEC
         return try await runStandardWorkloads(
             cLevelDBFactory(codec: BinaryModelCodec()), corpus: corpus, directory: directory)
-        #else
-        throw BenchmarkFailure("this build has no BinaryModelCodec")
-        #endif
     case .modelStoreJSON:
         return try await runStandardWorkloads(
             modelStoreFactory(codec: JSONModelCodec(), tuning: .modelStoreDefaults), corpus: corpus,
@@ -39,13 +35,9 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
             modelStoreFactory(codec: PropertyListModelCodec(), tuning: .modelStoreDefaults), corpus: corpus,
             directory: directory)
     case .modelStoreBinary:
-        #if MODELSTORE_BINARY_CODEC
         return try await runStandardWorkloads(
             modelStoreFactory(codec: BinaryModelCodec(), tuning: .modelStoreDefaults), corpus: corpus,
             directory: directory)
-        #else
-        throw BenchmarkFailure("this build has no BinaryModelCodec")
-        #endif
     case .grdbJSON:
         let factory = StoreFactory(open: { try GRDBStore(path: $0 + ".sqlite") }, compact: { try GRDBStore.compact(path: $0 + ".sqlite") })
         return try await runStandardWorkloads(factory, corpus: corpus, directory: directory)
