@@ -9,6 +9,8 @@ enum BenchmarkMain {
             let command = try Command.parse(
                 Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
             switch command {
+            case .help:
+                print(Command.usage)
             case .coordinate(let options):
                 try await Coordinator(options: options).run()
             case .worker(let contender, let records, let directory, let reportPath):

@@ -34,7 +34,9 @@ struct Coordinator {
             memoryChecks = try runMemoryChecks(records: 1_000_000)
         }
 
-        let report = Report(machine: machine, results: results, memoryChecks: memoryChecks, options: options)
+        let report = Report(
+            machine: machine, results: results, memoryChecks: memoryChecks, options: options,
+            payloadSizes: try? PayloadSizes.measure())
         let markdown = report.markdown()
         print(markdown)
         if let path = options.markdownPath {

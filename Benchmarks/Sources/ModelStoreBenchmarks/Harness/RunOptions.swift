@@ -21,6 +21,7 @@ enum Command {
     case worker(contender: Contender, records: Int, directory: String, report: String)
     case memoryCheck(phase: MemoryCheckPhase, records: Int, directory: String, report: String)
     case tuning(records: Int, rounds: Int, directory: String)
+    case help
 
     static let usage = """
         usage: modelstore-bench [--full] [--records N[,N...]] [--runs N] [--contenders ID[,ID...]]
@@ -58,7 +59,7 @@ enum Command {
         }
         switch mode {
         case nil:
-            if flags.contains("help") { throw BenchmarkFailure(usage) }
+            if flags.contains("help") { return .help }
             return .coordinate(try RunOptions(values: values, full: flags.contains("full")
                 || environment["MODELSTORE_BENCH_FULL"] == "1", integer: integer))
         case "worker":

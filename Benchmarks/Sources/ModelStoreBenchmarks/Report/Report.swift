@@ -7,9 +7,12 @@ struct Report {
     let results: [Int: [WorkerReport]]
     let memoryChecks: [MemoryCheckResult]
     let options: RunOptions
+    let payloadSizes: PayloadSizes?
 
     func markdown() -> String {
-        var lines = ["## ModelStore benchmarks", "", machine.markdown, ""]
+        var lines = ["## ModelStore benchmarks", "", machine.markdown]
+        if let payloadSizes { lines.append(payloadSizes.markdown) }
+        lines.append("")
         lines.append("""
             Median of \(options.records.map { "\(options.runs(atRecords: $0)) runs at \(formatCount($0))" }
                 .joined(separator: ", ")) records; each run starts a fresh process per contender, \
