@@ -15,11 +15,12 @@ enum BenchmarkMain {
                 try await Coordinator(options: options).run()
             case .worker(let contender, let records, let directory, let reportPath):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let sampler = AnonymousMemorySampler()
                 let samples = try await runWorkloads(of: contender, records: records, directory: directory)
                 try write(
                     WorkerReport(
                         contender: contender, records: records, samples: samples,
-                        peakResidentBytes: peakResidentBytes()),
+                        peakResidentBytes: peakResidentBytes(), peakAnonymousBytes: sampler.stop()),
                     to: reportPath)
             case .tuning(let records, let rounds, let directory):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -27,11 +28,12 @@ enum BenchmarkMain {
                 print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
             case .memoryCheck(let phase, let records, let directory, let reportPath):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let sampler = AnonymousMemorySampler()
                 let sample = try await runMemoryCheck(phase, records: records, directory: directory)
                 try write(
                     WorkerReport(
                         contender: .modelStoreJSON, records: records, samples: [sample],
-                        peakResidentBytes: peakResidentBytes()),
+                        peakResidentBytes: peakResidentBytes(), peakAnonymousBytes: sampler.stop()),
                     to: reportPath)
             }
         } catch {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The model every contender stores: a user profile of about 409 bytes as JSON, with the
+/// The model every contender stores: a user profile of about 410 bytes as JSON, with the
 /// kinds of fields real models have (integers, strings, a date, an array, a double and a
 /// nested struct).
 struct Profile: Codable, Equatable, Sendable {

@@ -85,8 +85,8 @@ struct ProfileCorpus: Sendable {
         "anything", "in", "production", "code", "paths", "every", "day",
     ]
     private static let titles = [
-        "The Art of Computer Programming", "Structure and Interpretation", "Designing Data Apps",
-        "The Mythical Man-Month", "Code Complete", "Programming Pearls",
+        "Code Complete", "Programming Pearls", "Refactoring", "The Mythical Man-Month", "Clean Code",
+        "Software Tools",
     ]
 
     private static func makeProfile(number: Int, random: inout SplitMix64) -> Profile {
@@ -94,14 +94,14 @@ struct ProfileCorpus: Sendable {
         let given = pick(givenNames)
         let family = pick(familyNames)
         var bio = "\(given) \(family)"
-        while bio.utf8.count < 200 {
+        while bio.utf8.count < 180 {
             bio += " " + pick(words)
         }
-        bio = String(bio.prefix(200))
+        bio = String(bio.prefix(180))
         return Profile(
             id: number,
             name: "\(given) \(family)",
-            email: "\(given.lowercased()).\(family.lowercased())\(number)@example.com",
+            email: "\(given.lowercased())\(number)@example.com",
             joined: Date(timeIntervalSinceReferenceDate: 600_000_000 + Double(random.index(below: 100_000_000))),
             tags: [pick(tagWords), pick(tagWords), pick(tagWords)],
             score: Double(random.index(below: 100_000)) / 100,

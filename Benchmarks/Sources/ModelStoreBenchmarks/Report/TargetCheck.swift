@@ -42,11 +42,16 @@ struct TargetCheck {
             }
         }
         for check in memoryChecks {
-            let peak = check.report.peakResidentBytes
+            let total = check.report.peakResidentBytes
             let what = check.phase == .importRecords ? "Import" : "Enumerate (decode)"
             rows.append(Row(
-                target: "\(what) \(formatCount(check.report.records)) records peak RSS < 150 MiB",
-                measured: "\(peak >> 20) MiB", met: peak < memoryCheckLimitBytes))
+                target: "\(what) \(formatCount(check.report.records)) records, peak total RSS < 150 MiB",
+                measured: "\(total >> 20) MiB", met: total < memoryCheckLimitBytes))
+            if let anonymous = check.report.peakAnonymousBytes {
+                rows.append(Row(
+                    target: "\(what) \(formatCount(check.report.records)) records, peak anonymous RSS < 150 MiB",
+                    measured: "\(anonymous >> 20) MiB", met: anonymous < memoryCheckLimitBytes))
+            }
         }
         if memoryChecks.isEmpty {
             rows.append(Row(target: "Import / enumerate 1,000,000 records under 150 MiB", measured: "not run", met: nil))

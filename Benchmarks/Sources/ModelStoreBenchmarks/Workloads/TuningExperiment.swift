@@ -39,7 +39,7 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
     let order = corpus.shuffledNumbers(seed: 0xC0FFEE)
     let variants = TuningVariant.all
     let workloads: [Workload] = [.putRandom, .getExisting, .getAbsent]
-    var samples: [Int: [Workload: [Double]]] = [:]
+    var samples: [Int: [Workload: [Sample]]] = [:]
     for round in 0..<rounds {
         for offset in 0..<variants.count {
             let index = (offset + round) % variants.count
@@ -69,7 +69,7 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
             try store.close()
             removeLocation(location)
             for sample in [put, get, absent] {
-                samples[index, default: [:]][sample.workload, default: []].append(sample.microsecondsPerOperation)
+                samples[index, default: [:]][sample.workload, default: []].append(sample)
             }
             log("tuning, round \(round + 1)/\(rounds), \(variants[index].title): put \(put.microsecondsPerOperation) µs")
         }
@@ -77,17 +77,23 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
     var lines = [
         "### LevelDB tuning, \(formatCount(records)) records, C API with pre-encoded JSON records",
         "",
-        "Median µs per operation of \(rounds) rounds (ratio to LevelDB's defaults in the same table):",
+        "Median of \(rounds) rounds: wall-clock µs per operation / CPU µs per operation, and the ratio of each",
+        "to LevelDB's defaults:",
         "",
         "| Settings | " + workloads.map(\.title).joined(separator: " | ") + " |",
         "|---|" + String(repeating: "---:|", count: workloads.count),
     ]
     for (index, variant) in variants.enumerated() {
         let cells = workloads.map { workload -> String in
-            guard let value = median(samples[index]?[workload] ?? []),
-                let reference = median(samples[0]?[workload] ?? [])
+            let mine = samples[index]?[workload] ?? []
+            let reference = samples[0]?[workload] ?? []
+            guard let wall = median(mine.map(\.microsecondsPerOperation)),
+                let cpu = median(mine.map(\.cpuMicrosecondsPerOperation)),
+                let referenceWall = median(reference.map(\.microsecondsPerOperation)),
+                let referenceCPU = median(reference.map(\.cpuMicrosecondsPerOperation))
             else { return "–" }
-            return formatMicroseconds(value) + String(format: " (%.2fx)", value / reference)
+            return formatMicroseconds(wall) + " / " + formatMicroseconds(cpu)
+                + String(format: " (%.2fx / %.2fx)", wall / referenceWall, cpu / referenceCPU)
         }
         lines.append("| \(variant.title) | " + cells.joined(separator: " | ") + " |")
     }
