@@ -19,6 +19,7 @@ final class LevelDBSnapshot: @unchecked Sendable {
         self.snapshot = snapshot
         readOptions = leveldb_readoptions_create()
         leveldb_readoptions_set_snapshot(readOptions, snapshot)
+        leveldb_readoptions_set_verify_checksums(readOptions, 1)  // as LevelDB.readOptions: no wrong values
     }
 
     deinit {
