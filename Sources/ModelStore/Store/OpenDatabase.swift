@@ -32,11 +32,7 @@ final class OpenDatabase: @unchecked Sendable {
 
     init(path: String, name: String, root: String, options: EngineOptions, logger: Logger) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
-        do {
-            engine = try LevelDB(path: path, options: options)
-        } catch {
-            throw error.storeError(path: path)
-        }
+        engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
         self.lock = lock
         self.path = path
         self.name = name
