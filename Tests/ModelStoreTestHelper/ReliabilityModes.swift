@@ -1,0 +1,158 @@
+// Helper modes for the reliability tests (Tests/ModelStoreTests/Reliability):
+//
+//   write-mixed ROOT NAME START SEED [sync]   open NAME (64 KiB write buffer, so tables and
+//        compactions happen), print "ready", then forever perform random operations on keys
+//        m0...m63, numbered from START: print "begin OP set KEY" / "begin OP del KEY" /
+//        "begin OP delmany K1,K2,..." before each and "ack OP" once it returned. The test
+//        kills the process with SIGKILL at a random moment.
+//   fill-until-full ROOT NAME BYTES           limit file size (RLIMIT_FSIZE, SIGXFSZ ignored),
+//        write k0, k1, ... until a write fails, then report what later writes and reads do.
+//   fd-exhaust ROOT NAME                      lower RLIMIT_NOFILE and report the errors seen
+//        when opening databases and reading tables without file descriptors.
+//   open-with-policy ROOT NAME POLICY [nobody] open with a corruption policy (as user
+//        nobody if asked) and print "ok N" (records among k0...k99) or "error CASE MESSAGE".
+import Foundation
+import ModelStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func runReliabilityMode(_ command: String, root: String, name: String, extra: [String]) -> Bool {
+    do {
+        switch command {
+        case "write-mixed":
+            try writeMixed(root: root, name: name, start: Int(extra[0])!, seed: UInt64(extra[1])!,
+                           sync: extra.contains("sync"))
+        case "fill-until-full":
+            try fillUntilFull(root: root, name: name, limit: Int(extra[0])!)
+        case "fd-exhaust":
+            try exhaustDescriptors(root: root, name: name)
+        case "open-with-policy":
+            openWithPolicy(root: root, name: name, policy: extra[0], asNobody: extra.contains("nobody"))
+        default:
+            return false
+        }
+    } catch {
+        say("error \(caseName(error)) \(error)")
+        exit(1)
+    }
+    return true
+}
+
+func writeMixed(root: String, name: String, start: Int, seed: UInt64, sync: Bool) throws {
+    var configuration = configuration(root: root)
+    configuration.writeBufferSize = 64 << 10
+    configuration.syncWrites = sync
+    let store = try ModelStore(name: name, policy: .never, configuration: configuration)
+    say("ready")
+    var random = HelperGenerator(state: seed)
+    var op = start
+    while true {
+        let key = "m\(Int.random(in: 0..<64, using: &random))"
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<6:
+            say("begin \(op) set \(key)")
+            try store.set(CrashRecord(op: op), forKey: key)
+        case 6..<8:
+            say("begin \(op) del \(key)")
+            try store.removeObject(forKey: key)
+        default:
+            let keys = Set((0..<Int.random(in: 2...6, using: &random)).map { _ in "m\(Int.random(in: 0..<64, using: &random))" })
+            say("begin \(op) delmany \(keys.sorted().joined(separator: ","))")
+            try store.removeObjects(forKeys: keys)
+        }
+        say("ack \(op)")
+        op += 1
+    }
+}
+
+func fillUntilFull(root: String, name: String, limit: Int) throws {
+    signal(SIGXFSZ, SIG_IGN)  // get EFBIG from write(2) instead of being killed
+    var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
+    guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { say("error setrlimit"); exit(1) }
+
+    let store = try ModelStore(name: name, policy: .never, configuration: configuration(root: root))
+    var random = HelperGenerator(state: 7)
+    var acked = 0
+    while true {
+        let value = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) })  // incompressible
+        do {
+            try store.set(value, forKey: "k\(acked)")
+            acked += 1
+        } catch {
+            say("acked \(acked)")
+            say("failed \(caseName(error)) \(error)")
+            break
+        }
+    }
+    say("next-set \(errorCaseOf { try store.set(Data([1]), forKey: "after") })")
+    say("next-remove \(errorCaseOf { try store.removeObject(forKey: "k0") })")
+    let readable = (0..<acked).filter { (try? store.object(Data.self, forKey: "k\($0)")) != nil }.count
+    say("readable \(readable)")
+    try store.close()
+}
+
+func exhaustDescriptors(root: String, name: String) throws {
+    var configuration = configuration(root: root)
+    configuration.writeBufferSize = 64 << 10
+    do {  // a database whose records live in tables, closed so its table cache starts empty
+        let big = try ModelStore(name: name, policy: .never, configuration: configuration)
+        for index in 0..<2000 { try big.set(String(repeating: "v", count: 200), forKey: "k\(index)") }
+        try big.close()
+    }
+    var limits = rlimit(rlim_cur: 128, rlim_max: 128)
+    guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { say("error setrlimit"); exit(1) }
+
+    let big = try ModelStore(name: name, policy: .never, configuration: configuration)
+    var stores: [ModelStore] = []
+    while stores.count < 1000 {
+        do {
+            stores.append(try ModelStore(name: "extra\(stores.count)", policy: .never, configuration: configuration))
+        } catch {
+            say("open-failed \(caseName(error)) after \(stores.count): \(error)")
+            break
+        }
+    }
+    // Take every descriptor left, then read a record whose table is not open yet.
+    var spare: [Int32] = []
+    while true {
+        let fd = open("/dev/null", O_RDONLY)
+        if fd < 0 { break }
+        spare.append(fd)
+    }
+    say("read-failed \(errorCaseOf { _ = try big.object(String.self, forKey: "k0") })")
+    for fd in spare { close(fd) }
+    for store in stores { try store.close() }
+    say("read-after \(errorCaseOf { _ = try big.object(String.self, forKey: "k0") })")
+    say("open-after \(errorCaseOf { try ModelStore(name: "late", policy: .never, configuration: configuration).close() })")
+}
+
+func openWithPolicy(root: String, name: String, policy: String, asNobody: Bool) {
+    if asNobody {
+        guard setgid(65534) == 0, setuid(65534) == 0 else { say("error cannot become nobody"); exit(1) }
+    }
+    var configuration = configuration(root: root)
+    switch policy {
+    case "repair": configuration.corruptionPolicy = .repair
+    case "reset": configuration.corruptionPolicy = .reset
+    default: configuration.corruptionPolicy = .fail
+    }
+    do {
+        let store = try ModelStore(name: name, policy: .never, configuration: configuration)
+        let count = (0..<100).filter { (try? store.contains("k\($0)")) == true }.count
+        try store.close()
+        say("ok \(count)")
+    } catch {
+        say("error \(caseName(error)) \(error)")
+    }
+}
+
+/// "ok", or the error's case name and message.
+func errorCaseOf(_ body: () throws -> Void) -> String {
+    do {
+        try body()
+        return "ok"
+    } catch {
+        return "\(caseName(error)) \(error)"
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// A helper process writes, and the test kills it with SIGKILL at a random moment, again
+/// and again on the same database. After each kill the database must open (with paranoid
+/// checks), hold every acknowledged write, hold no damaged record, and show the one write
+/// in flight either completely or not at all.
+@Suite("Crash safety: SIGKILL in the middle of writes", .serialized)
+struct CrashSafetyTests {
+    @Test("Every acknowledged write survives SIGKILL and each multi-key write is all-or-nothing (50 rounds)")
+    func killDuringWrites() throws {
+        let summary = try runCrashRounds(rounds: 50, seed: 0xC0FFEE, sync: false)
+        print("crash rounds (non-sync): \(summary)")
+    }
+
+    @Test("Sync writes survive SIGKILL the same way (10 rounds)")
+    func killDuringSyncWrites() throws {
+        let summary = try runCrashRounds(rounds: 10, seed: 0x5EED, sync: true)
+        print("crash rounds (sync): \(summary)")
+    }
+
+    struct Summary: CustomStringConvertible {
+        var rounds = 0
+        var acknowledged = 0
+        var inFlightApplied = 0
+        var inFlightDropped = 0
+        var killedBeforeReady = 0
+        var description: String {
+            "\(rounds) rounds, \(acknowledged) acknowledged operations verified, in-flight operation "
+                + "applied \(inFlightApplied)x / absent \(inFlightDropped)x, \(killedBeforeReady) kills during open"
+        }
+    }
+
+    private func runCrashRounds(rounds: Int, seed: UInt64, sync: Bool) throws -> Summary {
+        let fixture = Fixture()
+        var random = SeededGenerator(seed: seed)
+        var summary = Summary()
+        var nextOp = 1
+        for round in 0..<rounds {
+            let before = try fixture.crashState()
+            var arguments = ["write-mixed", fixture.directory.path, "db", "\(nextOp)", "\(random.next())"]
+            if sync { arguments.append("sync") }
+            let helper = try KillableHelper(arguments)
+            var lines: [String] = []
+            if round % 5 == 4 {
+                // Now and then kill at any moment, possibly while the database is opening.
+                usleep(UInt32.random(in: 0..<60_000, using: &random))
+            } else {
+                let first = helper.readLine()
+                try #require(first == "ready", "helper failed to start: \(first ?? "no output")")
+                lines.append("ready")
+                usleep(UInt32.random(in: 0..<25_000, using: &random))
+            }
+            helper.kill()
+            lines += helper.finish()
+            #expect(helper.process.terminationReason == .uncaughtSignal)
+
+            let model = try CrashModel(lines: lines)
+            let after = try fixture.crashState()
+            let allowed = model.allowedStates(from: before)
+            guard let match = allowed.firstIndex(of: after) else {
+                Issue.record("""
+                    round \(round): database state matches no allowed outcome
+                    acknowledged ops: \(model.acknowledged.count), in flight: \(String(describing: model.inFlight))
+                    differences from the acknowledged state: \(difference(allowed[0], after))
+                    """)
+                break
+            }
+            summary.rounds += 1
+            summary.acknowledged += model.acknowledged.count
+            if !lines.contains("ready") { summary.killedBeforeReady += 1 }
+            if model.inFlight != nil {
+                if match == 1 { summary.inFlightApplied += 1 } else { summary.inFlightDropped += 1 }
+            }
+            nextOp = (model.lastOp ?? nextOp) + 1
+        }
+        #expect(summary.rounds == rounds)
+        #expect(summary.acknowledged > rounds)  // the kills really landed in the middle of writing
+        return summary
+    }
+
+    private func difference(_ expected: CrashModel.State, _ actual: CrashModel.State) -> String {
+        CrashModel.keys.compactMap { key in
+            expected[key] == actual[key] ? nil : "\(key): expected \(expected[key].map(String.init) ?? "absent"), "
+                + "found \(actual[key].map(String.init) ?? "absent")"
+        }.joined(separator: "; ")
+    }
+}
