@@ -47,10 +47,16 @@ struct CrashSafetyTests {
                 // Now and then kill at any moment, possibly while the database is opening.
                 usleep(UInt32.random(in: 0..<60_000, using: &random))
             } else {
-                let first = helper.readLine()
-                try #require(first == "ready", "helper failed to start: \(first ?? "no output")")
-                lines.append("ready")
-                usleep(UInt32.random(in: 0..<25_000, using: &random))
+                // Otherwise let a random number of writes through first, so every such round
+                // kills a process that is busy writing however loaded the machine is.
+                let target = Int.random(in: 1...(sync ? 6 : 60), using: &random)
+                var acks = 0
+                while acks < target, let line = helper.readLine() {
+                    lines.append(line)
+                    if line.hasPrefix("ack ") { acks += 1 }
+                }
+                try #require(lines.first == "ready", "helper failed: \(lines.first ?? "no output")")
+                usleep(UInt32.random(in: 0..<2_000, using: &random))
             }
             helper.kill()
             lines += helper.finish()
