@@ -1,5 +1,4 @@
 public import Foundation
-import Logging
 
 extension ModelStore {
     /// Repairs the damaged database `name` under `directory` with LevelDB's repair, and
@@ -44,20 +43,13 @@ extension ModelStore {
             throw ModelStoreError.notAModelStore(path: directory.appendingPathComponent(name).path)
         }
         let path = root + "/" + name
-        let report = try DatabaseRegistry.shared.withDatabaseClosed(at: path) {
-            () throws(ModelStoreError) -> RepairReport in
+        // Nothing is logged here: the caller gets the whole story as the returned report.
+        return try DatabaseRegistry.shared.withDatabaseClosed(at: path) { () throws(ModelStoreError) -> RepairReport in
             guard StoreDirectory.kind(of: path) == .database else { throw .notAModelStore(path: path) }
             let lock = try DirectoryLock(directory: path)
             defer { lock.unlock() }
             return try DatabaseRepairer.repair(path: path, options: Configuration().engineOptions)
         }
-        Logger(label: "ModelStore").notice(
-            "Repaired database",
-            metadata: [
-                "database": "\(path)", "recordsReadable": "\(report.recordsReadable)",
-                "discardedLogRecords": "\(report.discardedLogRecords)",
-            ])
-        return report
     }
 
     /// Repairs the damaged database `name` under `directory` without blocking the caller's

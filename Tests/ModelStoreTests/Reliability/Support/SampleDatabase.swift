@@ -45,10 +45,10 @@ struct SampleDatabase {
 
     /// The same records under another name in the same root; the caller copies the files
     /// with ``FileDamage/copyDatabase(_:to:)``.
-    init(copying other: SampleDatabase, as name: String) {
+    init(copying other: SampleDatabase, as name: String, count: Int? = nil) {
         fixture = other.fixture
         self.name = name
-        count = other.count
+        self.count = count ?? other.count
     }
 
     var url: URL { fixture.directory.url.appendingPathComponent(name, isDirectory: true) }
