@@ -29,6 +29,17 @@ final class SmallFileSystem {
         #endif
     }
 
+    /// Why tmpfs cannot be mounted here, or nil if it can (probed once, and printed).
+    static let unavailableReason: String? = {
+        switch mount(megabytes: 1) {
+        case .success:
+            return nil
+        case .failure(let reason):
+            print("Disk-full tests on tmpfs are skipped: \(reason)")
+            return reason.description
+        }
+    }()
+
     deinit {
         #if os(Linux)
         _ = umount2(path, Int32(MNT_DETACH))
