@@ -7,7 +7,7 @@
 //        kills the process with SIGKILL at a random moment.
 //   fill-until-full ROOT NAME BYTES           limit file size (RLIMIT_FSIZE, SIGXFSZ ignored),
 //        write k0, k1, ... until a write fails, then report what later writes and reads do.
-//   fd-exhaust ROOT NAME                      lower RLIMIT_NOFILE and report the errors seen
+//   fd-exhaust ROOT NAME [LIMIT]              lower RLIMIT_NOFILE (default 128) and report the errors seen
 //        when opening databases and reading tables without file descriptors.
 //   open-with-policy ROOT NAME POLICY [nobody] open with a corruption policy (as user
 //        nobody if asked) and print "ok N" (records among k0...k99) or "error CASE MESSAGE".
@@ -26,7 +26,7 @@ func runReliabilityMode(_ command: String, root: String, name: String, extra: [S
         case "fill-until-full":
             try fillUntilFull(root: root, name: name, limit: Int(extra[0])!)
         case "fd-exhaust":
-            try exhaustDescriptors(root: root, name: name)
+            try exhaustDescriptors(root: root, name: name, limit: extra.first.flatMap { Int($0) } ?? 128)
         case "open-with-policy":
             openWithPolicy(root: root, name: name, policy: extra[0], asNobody: extra.contains("nobody"))
         default:
@@ -92,7 +92,7 @@ func fillUntilFull(root: String, name: String, limit: Int) throws {
     try store.close()
 }
 
-func exhaustDescriptors(root: String, name: String) throws {
+func exhaustDescriptors(root: String, name: String, limit: Int) throws {
     var configuration = configuration(root: root)
     configuration.writeBufferSize = 64 << 10
     do {  // a database whose records live in tables, closed so its table cache starts empty
@@ -100,7 +100,7 @@ func exhaustDescriptors(root: String, name: String) throws {
         for index in 0..<2000 { try big.set(String(repeating: "v", count: 200), forKey: "k\(index)") }
         try big.close()
     }
-    var limits = rlimit(rlim_cur: 128, rlim_max: 128)
+    var limits = rlimit(rlim_cur: rlim_t(limit), rlim_max: rlim_t(limit))
     guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { say("error setrlimit"); exit(1) }
 
     let big = try ModelStore(name: name, policy: .never, configuration: configuration)
@@ -121,6 +121,7 @@ func exhaustDescriptors(root: String, name: String) throws {
         spare.append(fd)
     }
     say("read-failed \(errorCaseOf { _ = try big.object(String.self, forKey: "k0") })")
+    say("open-starved \(errorCaseOf { try ModelStore(name: "starved", policy: .never, configuration: configuration).close() })")
     for fd in spare { close(fd) }
     for store in stores { try store.close() }
     say("read-after \(errorCaseOf { _ = try big.object(String.self, forKey: "k0") })")
