@@ -220,6 +220,11 @@ final class LevelDB: @unchecked Sendable {
         }
     }
 
+    /// Snapshots and iterators not yet released, for tests and diagnostics.
+    var liveChildCount: Int {
+        childrenLock.withLock { children.count }
+    }
+
     private func register(_ child: Child) -> UInt64 {
         childrenLock.withLock {
             nextChildID += 1

@@ -76,6 +76,33 @@ final class LevelDBIterator {
         try database.withHandle { _ in leveldb_iter_prev(iterator) }
     }
 
+    /// Calls `body` with up to `limit` records from the current position onwards, moving
+    /// forward, under one acquisition of the database's lock (a sweep's inner loop). Stops
+    /// early when `body` returns false. Returns how many records `body` saw.
+    func scanForward(
+        limit: Int, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Int {
+        try database.withHandle { _ in
+            var seen = 0
+            while seen < limit, leveldb_iter_valid(iterator) != 0 {
+                var keyLength = 0
+                var valueLength = 0
+                let key = leveldb_iter_key(iterator, &keyLength)
+                let value = leveldb_iter_value(iterator, &valueLength)
+                seen += 1
+                let proceed = try body(
+                    UnsafeRawBufferPointer(start: key, count: keyLength),
+                    UnsafeRawBufferPointer(start: value, count: valueLength))
+                leveldb_iter_next(iterator)
+                if !proceed { break }
+            }
+            if leveldb_iter_valid(iterator) == 0 {
+                try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
+            }
+            return seen
+        }
+    }
+
     /// Calls `body` with the current key and value if the iterator is positioned on a
     /// record, or returns nil at the end. The bytes are valid only inside `body`.
     ///

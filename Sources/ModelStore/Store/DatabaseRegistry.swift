@@ -30,7 +30,8 @@ final class DatabaseRegistry: @unchecked Sendable {
             try StoreDirectory.prepare(path)
             let open = try OpenDatabase(
                 path: path, name: name, root: root,
-                options: configuration.engineOptions, logger: configuration.logger)
+                options: configuration.engineOptions, objectCacheLimit: configuration.objectCacheLimit,
+                logger: configuration.logger)
             open.leases = 1
             databases[path] = open
             configuration.logger.debug("Opened database", metadata: ["database": "\(path)"])

@@ -71,6 +71,29 @@ extension ModelStore {
         /// Bytes of user data LevelDB packs into one block.
         public var blockSize: Int = 4 << 10
 
+        /// How many decoded models to keep in memory per database (0 turns the cache off).
+        ///
+        /// A hit returns the model without touching LevelDB or the codec. Every write path
+        /// invalidates the keys it touches, and expiry is still checked on every hit. Models
+        /// that are classes are never cached, since one shared instance would be visible to
+        /// every reader.
+        public var objectCacheLimit: Int = 0
+
+        /// How often to sweep expired records (and enforce the limits below) in the
+        /// background, or nil (the default) for no automatic sweeps.
+        ///
+        /// Sweeps run on a background queue, never on the caller's thread, and stop when the
+        /// store is closed or released.
+        public var automaticSweepInterval: TimeInterval? = nil
+
+        /// The most records a sweep leaves in the database; the oldest beyond it are removed.
+        /// Nil (the default) sets no limit.
+        public var maximumRecordCount: Int? = nil
+
+        /// The most bytes of records (keys plus stored values) a sweep leaves in the
+        /// database; the oldest beyond it are removed. Nil (the default) sets no limit.
+        public var maximumTotalBytes: Int? = nil
+
         /// Where ModelStore reports opens, closes and failures. Nothing is logged on the hot
         /// paths of reads and writes.
         public var logger: Logger = Logger(label: "ModelStore")

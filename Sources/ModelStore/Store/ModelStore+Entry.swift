@@ -20,6 +20,9 @@ extension ModelStore {
         public let expiresAt: Date?
         /// The size of the stored record in bytes (header plus encoded model).
         public let byteCount: Int
+        /// Whether the record had expired when it was read. Only a read that asks for
+        /// expired records (``ModelStore/entry(_:forKey:includingExpired:)``) returns one.
+        public let isExpired: Bool
     }
 }
 

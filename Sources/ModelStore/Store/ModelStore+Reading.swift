@@ -37,27 +37,75 @@ extension ModelStore {
     /// }
     /// ```
     ///
+    /// With ``Configuration/objectCacheLimit`` above zero, a repeated read of the same key
+    /// is answered from memory without touching LevelDB or the codec.
+    ///
     /// - Throws: See ``object(forKey:)``.
     public func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Entry<Value>? {
         let database = try openDatabase()
-        let now = now()
-        var sawExpired = false
-        let entry = try withKeyBytes(key) { keyBytes in
-            let entry = try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { value -> Entry<Value>? in
-                    guard let value else { return nil }
-                    let header = try parseHeader(value, key: key, type: type)
-                    if header.isExpired(now: now, timeToLive: timeToLive) {
-                        sawExpired = true
+        try Self.validate(key: key)
+        let now = reader.now()
+        let cache = ObjectCache.isCacheable(type) ? database.cache : nil
+        if let cache, let item = cache.lookup(key), let value = item.value as? Value {
+            guard !item.header.isExpired(now: now, timeToLive: reader.timeToLive) else {
+                try withKeyBytes(key) { purgeIfExpired(key: $0, now: now) }
+                cache.invalidate(key)
+                return nil
+            }
+            return reader.entry(key: key, value: value, header: item.header, byteCount: item.byteCount)
+        }
+        let generation = cache?.currentGeneration ?? 0
+        var expired = false
+        let found = try withKeyBytes(key) { keyBytes in
+            let found = try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
+                    guard let record else { return nil }
+                    let header = try reader.header(record, key: key, type: type)
+                    if header.isExpired(now: now, timeToLive: reader.timeToLive) {
+                        expired = true
                         return nil
                     }
-                    return try makeEntry(type, key: key, header: header, record: value)
+                    return (try reader.entry(type, key: key, header: header, record: record), header)
                 }
             }
-            if sawExpired { purgeIfExpired(key: keyBytes, now: now) }
-            return entry
+            if expired { purgeIfExpired(key: keyBytes, now: now) }
+            return found
         }
+        guard let (entry, header) = found else { return nil }
+        cache?.insert(
+            key, ObjectCache.Item(value: entry.value, header: header, byteCount: entry.byteCount),
+            ifGeneration: generation)
         return entry
+    }
+
+    /// Returns the model stored for `key` even if it has expired, without removing it: for
+    /// showing stale content while the source is unreachable.
+    ///
+    /// ```swift
+    /// if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
+    ///     show(stale.value, outdated: stale.isExpired)
+    /// }
+    /// ```
+    ///
+    /// With `includingExpired` false this is ``entry(_:forKey:)``.
+    ///
+    /// - Throws: See ``object(forKey:)``.
+    public func entry<Value: Decodable>(
+        _ type: Value.Type, forKey key: String, includingExpired: Bool
+    ) throws -> Entry<Value>? {
+        guard includingExpired else { return try entry(type, forKey: key) }
+        let database = try openDatabase()
+        let now = reader.now()
+        return try withKeyBytes(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> Entry<Value>? in
+                    guard let record else { return nil }
+                    let header = try reader.header(record, key: key, type: type)
+                    let expired = header.isExpired(now: now, timeToLive: reader.timeToLive)
+                    return try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
+                }
+            }
+        }
     }
 
     /// Whether a record that has not expired is stored for `key`. Does not decode the model.
@@ -65,67 +113,15 @@ extension ModelStore {
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
     public func contains(_ key: String) throws -> Bool {
         let database = try openDatabase()
-        let now = now()
+        let now = reader.now()
         return try withKeyBytes(key) { keyBytes in
             let state = try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { value -> RecordState in
-                    guard let value else { return .missing }
-                    guard let header = RecordHeader(parsing: value) else { return .live }  // present, if damaged
-                    return header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
+                try engine.withValue(forKey: keyBytes) { record -> RecordState in
+                    RecordState(record, now: now, timeToLive: reader.timeToLive)
                 }
             }
             if state == .expired { purgeIfExpired(key: keyBytes, now: now) }
             return state == .live
-        }
-    }
-
-    private enum RecordState { case missing, expired, live }
-
-    // MARK: - Helpers shared by every read path
-
-    func parseHeader<Value>(
-        _ record: UnsafeRawBufferPointer, key: String, type: Value.Type
-    ) throws(ModelStoreError) -> RecordHeader {
-        guard let header = RecordHeader(parsing: record) else {
-            throw .decodingFailed(
-                key: key, type: String(describing: type),
-                message: "the record's header is damaged or from an unknown format version")
-        }
-        return header
-    }
-
-    /// Decodes the payload after `header` and wraps it with its metadata.
-    func makeEntry<Value: Decodable>(
-        _ type: Value.Type, key: String, header: RecordHeader, record: UnsafeRawBufferPointer
-    ) throws(ModelStoreError) -> Entry<Value> {
-        let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
-        let value = try decodePayload(type, key: key, codec: header.codec, payload: payload)
-        return Entry(
-            key: key,
-            value: value,
-            storedAt: Date(timeIntervalSinceReferenceDate: header.storedAt),
-            expiresAt: header.deadline(timeToLive: timeToLive).map(Date.init(timeIntervalSinceReferenceDate:)),
-            byteCount: record.count)
-    }
-
-    /// Decodes with the codec that wrote the record: the store's own, or any built-in one.
-    func decodePayload<Value: Decodable>(
-        _ type: Value.Type, key: String, codec identifier: ModelCodecIdentifier, payload: UnsafeRawBufferPointer
-    ) throws(ModelStoreError) -> Value {
-        let codec: any ModelCodec
-        if identifier == configuration.codec.identifier {
-            codec = configuration.codec
-        } else if let builtIn = BuiltInCodecs.codec(for: identifier) {
-            codec = builtIn
-        } else {
-            throw .decodingFailed(
-                key: key, type: String(describing: type),
-                message: "the record was written by codec \(identifier), which this store is not configured with")
-        }
-        do {
-            return try codec.decode(type, fromBytes: payload)
-        } catch {
-            throw .decodingFailed(key: key, type: String(describing: type), message: describeCodingError(error))
         }
     }
 
@@ -136,35 +132,36 @@ extension ModelStore {
     /// the caller already has its answer (missing), and a failed delete only means the
     /// expired record stays until the next read or sweep.
     func purgeIfExpired(key: UnsafeRawBufferPointer, now: Double) {
-        let timeToLive = timeToLive
-        _ = try? database.exclusiveWrite { engine in
-            let stillExpired = try engine.withValue(forKey: key) { value -> Bool in
-                guard let value, let header = RecordHeader(parsing: value) else { return false }
-                return header.isExpired(now: now, timeToLive: timeToLive)
+        let timeToLive = reader.timeToLive
+        let removed = try? database.exclusiveWrite { engine -> Bool in
+            let stillExpired = try engine.withValue(forKey: key) { record -> Bool in
+                RecordState(record, now: now, timeToLive: timeToLive) == .expired
             }
             if stillExpired { try engine.delete(key: key, sync: false) }
+            return stillExpired
         }
+        let keyString = String(decoding: key, as: UTF8.self)
+        database.cache?.invalidate(keyString)
+        if removed == true, database.changes.isObserved { database.changes.publish(keyString, .expired) }
     }
 }
 
-/// A one-line description of an encoding or decoding error that names the field involved.
-func describeCodingError(_ error: any Error) -> String {
-    func path(_ codingPath: [any CodingKey]) -> String {
-        codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
-            .joined(separator: ".")
-    }
-    switch error {
-    case let DecodingError.keyNotFound(key, context):
-        return "missing field \"\(key.stringValue)\" at \(path(context.codingPath))"
-    case let DecodingError.typeMismatch(type, context):
-        return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
-    case let DecodingError.valueNotFound(type, context):
-        return "expected \(type) but found null at \(path(context.codingPath))"
-    case let DecodingError.dataCorrupted(context):
-        return "corrupted data at \(path(context.codingPath)): \(context.debugDescription)"
-    case let EncodingError.invalidValue(value, context):
-        return "cannot encode \(value) at \(path(context.codingPath)): \(context.debugDescription)"
-    default:
-        return String(describing: error)
+/// Whether a record is absent, expired or live, judged from its header alone.
+enum RecordState {
+    case missing, expired, live
+
+    @inline(__always)
+    init(_ record: UnsafeRawBufferPointer?, now: Double, timeToLive: Double?) {
+        guard let record else {
+            self = .missing
+            return
+        }
+        // A damaged header still counts as present: contains() must not hide data that a
+        // typed read would report as undecodable.
+        guard let header = RecordHeader(parsing: record) else {
+            self = .live
+            return
+        }
+        self = header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
     }
 }

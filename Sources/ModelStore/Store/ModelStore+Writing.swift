@@ -22,7 +22,10 @@ extension ModelStore {
     /// try store.set(session, forKey: "session", expiresAfter: 30)   // 30 seconds
     /// ```
     ///
-    /// - Parameter lifetime: Seconds until the record expires; positive and finite.
+    /// - Parameters:
+    ///   - value: The model to store.
+    ///   - key: The key to store it under.
+    ///   - lifetime: Seconds until the record expires; positive and finite.
     /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise as
     ///   ``set(_:forKey:)``.
     public func set<Value: Encodable>(_ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval) throws {
@@ -34,11 +37,13 @@ extension ModelStore {
         let database = try openDatabase()
         let record = try encodeRecord(value, forKey: key, lifetime: lifetime)
         let sync = configuration.syncWrites
+        defer { database.cache?.invalidate(key) }
         try withKeyBytes(key) { keyBytes in
             try record.withUnsafeBytes { recordBytes in
                 try database.write { engine in try engine.put(key: keyBytes, value: recordBytes, sync: sync) }
             }
         }
+        if database.changes.isObserved { database.changes.publish(key, .set) }
     }
 
     /// Encodes the header and model into one buffer, outside any lock.
@@ -46,7 +51,7 @@ extension ModelStore {
         _ value: Value, forKey key: String, lifetime: TimeInterval?
     ) throws -> [UInt8] {
         try Self.validate(key: key)
-        let storedAt = now()
+        let storedAt = reader.now()
         let codec = configuration.codec
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
@@ -73,9 +78,11 @@ extension ModelStore {
     public func removeObject(forKey key: String) throws {
         let database = try openDatabase()
         let sync = configuration.syncWrites
+        defer { database.cache?.invalidate(key) }
         try withKeyBytes(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
+        if database.changes.isObserved { database.changes.publish(key, .removed) }
     }
 
     /// Removes the records for all `keys` in one atomic write: all are removed or none.
@@ -89,12 +96,16 @@ extension ModelStore {
     public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
         let database = try openDatabase()
         let batch = LevelDBWriteBatch()
+        var removed: [String] = []
         for key in keys {
             try withKeyBytes(key) { batch.delete(key: $0) }
+            removed.append(key)
         }
         guard batch.count > 0 else { return }
         let sync = configuration.syncWrites
+        defer { database.cache?.invalidate(removed) }
         try database.write { engine in try engine.write(batch, sync: sync) }
+        if database.changes.isObserved { database.changes.publish(removed, .removed) }
     }
 
     /// Removes every record whose key starts with `prefix`, and returns how many it removed.
@@ -110,6 +121,7 @@ extension ModelStore {
     @discardableResult
     public func removeObjects(withPrefix prefix: String) throws -> Int {
         let database = try openDatabase()
+        defer { database.cache?.invalidate(prefix: prefix) }
         return try removeRange(in: database, prefix: Array(prefix.utf8))
     }
 
@@ -118,6 +130,7 @@ extension ModelStore {
     @discardableResult
     public func removeAllObjects() throws -> Int {
         let database = try openDatabase()
+        defer { database.cache?.removeAll() }
         let removed = try removeRange(in: database, prefix: [])
         try database.run { engine in try engine.compact(start: nil, limit: nil) }
         return removed
@@ -133,6 +146,8 @@ extension ModelStore {
         while true {
             let batch = LevelDBWriteBatch()
             var lastKey: [UInt8]? = nil
+            var removedKeys: [String] = []
+            let observed = database.changes.isObserved
             try database.run { engine in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: resumeKey)
@@ -141,6 +156,7 @@ extension ModelStore {
                         guard key.starts(with: prefix) else { return false }
                         batch.delete(key: key)
                         lastKey = Array(key)
+                        if observed { removedKeys.append(String(decoding: key, as: UTF8.self)) }
                         return true
                     }
                     guard more == true else { break }
@@ -149,6 +165,7 @@ extension ModelStore {
             }
             guard batch.count > 0, let lastKey else { return removed }
             try database.write { engine in try engine.write(batch, sync: sync) }
+            if observed { database.changes.publish(removedKeys, .removed) }
             removed += batch.count
             guard batch.count == chunkSize else { return removed }
             resumeKey = lastKey

@@ -43,8 +43,9 @@ public final class ModelStore: Sendable {
     public let url: URL
 
     let database: OpenDatabase
-    let timeToLive: Double?
+    let reader: RecordReader
     private let closed = Locked(false)
+    private let sweeper = Locked<AutomaticSweeper?>(nil)
 
     /// Opens the database `name` under the configuration's root directory, creating it if
     /// it does not exist.
@@ -70,11 +71,20 @@ public final class ModelStore: Sendable {
         self.name = name
         self.policy = policy
         self.configuration = configuration
-        self.timeToLive = policy.timeToLive
+        reader = RecordReader(policy: policy, configuration: configuration)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
+        if let interval = configuration.automaticSweepInterval {
+            guard interval.isFinite, interval > 0 else {
+                DatabaseRegistry.shared.release(database)
+                throw ModelStoreError.invalidPolicy(reason: "the automatic sweep interval must be positive and finite")
+            }
+            let sweeper = AutomaticSweeper(store: self, interval: interval)
+            self.sweeper.withLock { $0 = sweeper }
+        }
     }
 
     deinit {
+        sweeper.withLock { $0?.cancel() }
         if !closed.withLock({ $0 }) {
             DatabaseRegistry.shared.release(database)
         }
@@ -90,6 +100,10 @@ public final class ModelStore: Sendable {
             return !isClosed
         }
         if wasOpen {
+            sweeper.withLock { sweeper in
+                sweeper?.cancel()
+                sweeper = nil
+            }
             DatabaseRegistry.shared.release(database)
         }
     }
@@ -104,12 +118,6 @@ public final class ModelStore: Sendable {
     func openDatabase() throws(ModelStoreError) -> OpenDatabase {
         if closed.withLock({ $0 }) { throw .closed(path: database.path) }
         return database
-    }
-
-    /// The store's clock, as seconds since the reference date.
-    @inline(__always)
-    func now() -> Double {
-        configuration.now().timeIntervalSinceReferenceDate
     }
 }
 

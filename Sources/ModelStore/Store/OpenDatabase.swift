@@ -18,6 +18,15 @@ final class OpenDatabase: @unchecked Sendable {
     let logger: Logger
     private let lock: DirectoryLock
 
+    /// Read-through fetches in flight, by key, so concurrent misses share one fetch.
+    let fetches = Locked<[String: Task<any Sendable, any Error>]>([:])
+
+    /// Streams of changes handed out by ``ModelStore/changes(bufferingPolicy:)``.
+    let changes = ChangeBroadcaster()
+
+    /// Decoded models kept in memory, or nil when ``ModelStore/Configuration/objectCacheLimit`` is 0.
+    let cache: ObjectCache?
+
     /// Writes take this shared; a read that purges an expired record, and each chunk of an
     /// expiry sweep, take it exclusively, so they never delete a record that a concurrent
     /// writer has just replaced. LevelDB still groups concurrent shared writers.
@@ -30,7 +39,9 @@ final class OpenDatabase: @unchecked Sendable {
     /// Leases held by stores, snapshots and enumerations; guarded by the registry's lock.
     var leases = 0
 
-    init(path: String, name: String, root: String, options: EngineOptions, logger: Logger) throws(ModelStoreError) {
+    init(
+        path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger
+    ) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
         engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
         self.lock = lock
@@ -38,12 +49,14 @@ final class OpenDatabase: @unchecked Sendable {
         self.name = name
         self.root = root
         self.logger = logger
+        cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
     }
 
     /// Closes LevelDB, then releases the directory lock.
     func shutdown() {
         engine.close()
         lock.unlock()
+        changes.finishAll()
     }
 
     // MARK: - Error funnel

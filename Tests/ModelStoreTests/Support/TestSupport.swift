@@ -1,19 +1,26 @@
 import Foundation
 import ModelStore
 
-/// A fresh directory under the system's temporary directory, removed when released.
-final class TemporaryDirectory: @unchecked Sendable {
-    // @unchecked: immutable after init.
+/// A fresh directory for one test, under a per-process parent that is removed when the test
+/// process exits.
+///
+/// Directories are not removed when the object is released: a test may drop its fixture
+/// while a store opened in it is still in use, and LevelDB's files must not vanish under it.
+final class TemporaryDirectory: Sendable {
     let url: URL
 
-    init() {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("ModelStoreTests-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
+    private static let parent: URL = {
+        let parent = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ModelStoreTests-\(getpid())", isDirectory: true)
+        try? FileManager.default.removeItem(at: parent)
+        try! FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: TemporaryDirectory.parent) }
+        return parent
+    }()
 
-    deinit {
-        try? FileManager.default.removeItem(at: url)
+    init() {
+        url = Self.parent.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     var path: String { url.path }

@@ -1,0 +1,150 @@
+/// A lazy, forward-only walk over records in key order, backed by one LevelDB iterator.
+///
+/// ```swift
+/// let cursor = try store.entries(User.self, in: .prefix("user:"))
+/// while let entry = try cursor.next() {
+///     print(entry.key, entry.value.userName)
+/// }
+/// ```
+///
+/// The cursor reads a consistent view of the database as of its creation (LevelDB's
+/// implicit snapshot), skips expired records, and holds one record in memory at a time. It
+/// releases its iterator as soon as it reaches the end, when ``close()`` is called, or when
+/// it is released (for example by `break`ing out of a loop that owns it). It keeps its
+/// database open meanwhile, even if the store that created it is closed; if the database
+/// is deleted, ``next()`` throws ``ModelStoreError/closed(path:)``.
+///
+/// A cursor is not thread-safe: use it from one thread or task at a time.
+public final class Cursor<Element> {
+    private var iterator: LevelDBIterator?
+    private var database: OpenDatabase?
+    private let range: KeyRange
+    private let reverse: Bool
+    private let limit: Int?
+    private var produced = 0
+    private var positioned = false
+    private let extract: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Element?
+
+    init(
+        database: OpenDatabase,
+        snapshot: LevelDBSnapshot?,
+        range: KeyRange,
+        reverse: Bool,
+        limit: Int?,
+        extract: @escaping (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Element?
+    ) throws {
+        try DatabaseRegistry.shared.retain(database)
+        do {
+            iterator = try database.run { engine in try engine.makeIterator(snapshot: snapshot, fillCache: true) }
+        } catch {
+            DatabaseRegistry.shared.release(database)
+            throw error
+        }
+        self.database = database
+        self.range = range
+        self.reverse = reverse
+        self.limit = limit
+        self.extract = extract
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Returns the next element, or nil at the end.
+    ///
+    /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` for a record that does
+    ///   not decode (call `next()` again to continue after it), ``ModelStoreError/closed(path:)``
+    ///   if the database was deleted, or ``ModelStoreError/corrupted(path:message:)``.
+    public func next() throws -> Element? {
+        guard let iterator, let database else { return nil }
+        if let limit, produced >= limit {
+            close()
+            return nil
+        }
+        let outcome = try database.run { _ -> Outcome in
+            if !positioned {
+                try position(iterator)
+                positioned = true
+            }
+            while true {
+                let outcome = try iterator.withCurrent { key, record -> Outcome? in
+                    if range.isPastEnd(key, reverse: reverse) { return .end }
+                    do {
+                        return try extract(key, record).map(Outcome.element)
+                    } catch {
+                        return .failure(error)
+                    }
+                } ?? .end
+                if case .end = outcome { return .end }
+                try step(iterator)  // past this record, whether it was returned, skipped or failed
+                if let outcome { return outcome }
+            }
+        }
+        switch outcome {
+        case .end:
+            close()
+            return nil
+        case .element(let element):
+            produced += 1
+            return element
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private enum Outcome {
+        case element(Element)
+        case failure(any Error)
+        case end
+    }
+
+    /// Calls `body` with each remaining element.
+    public func forEach(_ body: (Element) throws -> Void) throws {
+        while let element = try next() {
+            try body(element)
+        }
+    }
+
+    /// Returns up to `maxLength` remaining elements (all of them if nil) in an array.
+    public func collect(max maxLength: Int? = nil) throws -> [Element] {
+        var elements: [Element] = []
+        while maxLength.map({ elements.count < $0 }) ?? true, let element = try next() {
+            elements.append(element)
+        }
+        return elements
+    }
+
+    /// Releases the iterator and the database now. Later calls to ``next()`` return nil.
+    public func close() {
+        iterator = nil
+        if let database {
+            self.database = nil
+            DatabaseRegistry.shared.release(database)
+        }
+    }
+
+    private func position(_ iterator: LevelDBIterator) throws {
+        if reverse {
+            if let upper = range.upperBound {
+                try iterator.seek(to: upper)
+                // seek lands on the first key >= upper: step back unless we ran off the end.
+                if try iterator.withCurrent({ _, _ in true }) == true {
+                    try iterator.previous()
+                } else {
+                    try iterator.seekToLast()
+                }
+            } else {
+                try iterator.seekToLast()
+            }
+        } else if range.lowerBound.isEmpty {
+            try iterator.seekToFirst()
+        } else {
+            try iterator.seek(to: range.lowerBound)
+        }
+    }
+
+    private func step(_ iterator: LevelDBIterator) throws {
+        if reverse { try iterator.previous() } else { try iterator.next() }
+    }
+}

@@ -1,0 +1,117 @@
+extension ModelStore {
+    /// A change to one record, as reported by ``changes(bufferingPolicy:)``.
+    public struct Change: Sendable, Hashable {
+        /// What happened to the record.
+        public enum Kind: Sendable, Hashable {
+            /// The record was stored (created or replaced), by a set, batch or import.
+            case set
+            /// The record was removed by a remove call or a batch.
+            case removed
+            /// The record was removed because it had expired (by a read or a sweep).
+            case expired
+            /// The record was removed by a sweep to keep the database within its limits.
+            case evicted
+        }
+
+        /// The record's key.
+        public let key: String
+        /// What happened.
+        public let kind: Kind
+
+        /// Creates a change.
+        public init(key: String, kind: Kind) {
+            self.key = key
+            self.kind = kind
+        }
+    }
+
+    /// An asynchronous sequence of the changes made to this database through any store in
+    /// this process, from now until the database is closed or deleted.
+    ///
+    /// ```swift
+    /// Task {
+    ///     for await change in store.changes() {
+    ///         print(change.key, change.kind)   // e.g. "user:1 set"
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Changes are delivered after they are written, in the order each writer made them.
+    /// Changes made by other processes are not seen.
+    ///
+    /// - Parameter bufferingPolicy: What to do when the consumer falls behind. The default
+    ///   keeps the newest 10,000 changes, so a slow consumer of a large import cannot make
+    ///   memory grow without bound; pass `.unbounded` to keep every change.
+    public func changes(
+        bufferingPolicy: AsyncStream<Change>.Continuation.BufferingPolicy = .bufferingNewest(10_000)
+    ) -> AsyncStream<Change> {
+        guard let database = try? openDatabase() else {
+            return AsyncStream { $0.finish() }
+        }
+        return database.changes.subscribe(bufferingPolicy: bufferingPolicy)
+    }
+}
+
+/// Fans changes out to every ``ModelStore/changes(bufferingPolicy:)`` stream of a database.
+///
+/// Writers check ``isObserved`` first, so with no observer a write pays one lock and builds
+/// no change values.
+final class ChangeBroadcaster: Sendable {
+    private let subscribers = Locked<[Int: AsyncStream<ModelStore.Change>.Continuation]>([:])
+    private let nextID = Locked(0)
+    private let finished = Locked(false)
+
+    var isObserved: Bool {
+        subscribers.withLock { !$0.isEmpty }
+    }
+
+    func subscribe(
+        bufferingPolicy: AsyncStream<ModelStore.Change>.Continuation.BufferingPolicy
+    ) -> AsyncStream<ModelStore.Change> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ModelStore.Change.self, bufferingPolicy: bufferingPolicy)
+        if finished.withLock({ $0 }) {
+            continuation.finish()
+            return stream
+        }
+        let id = nextID.withLock { id -> Int in
+            id += 1
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        subscribers.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    func publish(_ key: String, _ kind: ModelStore.Change.Kind) {
+        for continuation in subscribers.withLock({ Array($0.values) }) {
+            continuation.yield(ModelStore.Change(key: key, kind: kind))
+        }
+    }
+
+    func publish<Keys: Sequence<String>>(_ keys: Keys, _ kind: ModelStore.Change.Kind) {
+        let continuations = subscribers.withLock { Array($0.values) }
+        guard !continuations.isEmpty else { return }
+        for key in keys {
+            let change = ModelStore.Change(key: key, kind: kind)
+            for continuation in continuations { continuation.yield(change) }
+        }
+    }
+
+    func publish(_ changes: [ModelStore.Change]) {
+        for continuation in subscribers.withLock({ Array($0.values) }) {
+            for change in changes { continuation.yield(change) }
+        }
+    }
+
+    /// Ends every stream; called when the database closes.
+    func finishAll() {
+        finished.withLock { $0 = true }
+        let continuations = subscribers.withLock { subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+extension ModelStore {
+    /// How far an import has come, reported after each chunk.
+    public struct ImportProgress: Sendable, Hashable {
+        /// Models written so far.
+        public let completed: Int
+        /// How many models the import will write, when the sequence knows its count.
+        public let total: Int?
+
+        /// The fraction done, from 0 to 1, when the total is known.
+        public var fractionCompleted: Double? {
+            guard let total else { return nil }
+            return total == 0 ? 1 : Double(completed) / Double(total)
+        }
+    }
+
+    /// What an import did.
+    public struct ImportReport: Sendable, Hashable {
+        /// Models written. After a cancellation, exactly the models of the chunks that were
+        /// committed.
+        public let written: Int
+        /// Atomic chunks committed.
+        public let chunks: Int
+        /// Whether the import stopped early because its task was cancelled.
+        public let wasCancelled: Bool
+        /// Wall-clock time the import took.
+        public let duration: Duration
+    }
+
+    /// Writes many models in atomic chunks, for import jobs.
+    ///
+    /// ```swift
+    /// let report = try await store.importObjects(users, key: \.id, batchSize: 1_000) { progress in
+    ///     print("\(progress.completed) of \(progress.total ?? 0)")
+    /// }
+    /// ```
+    ///
+    /// The sequence is read lazily, one chunk at a time, so memory stays flat however many
+    /// models it yields. Each chunk is one atomic LevelDB write: after a crash, a chunk is
+    /// either entirely stored or not at all. Cancelling the task stops the import at the next
+    /// chunk boundary; the report says how many models were written.
+    ///
+    /// - Parameters:
+    ///   - models: The models to store.
+    ///   - key: The key for a model: a key path such as `\.id`, or a closure. Non-string
+    ///     keys are stored as their `description`.
+    ///   - batchSize: Models per atomic chunk (at least 1).
+    ///   - sync: Whether each chunk waits for stable storage; nil uses ``Configuration/syncWrites``.
+    ///   - progress: Called after each committed chunk.
+    /// - Throws: ``ModelStoreError/encodingFailed(key:type:message:)`` or
+    ///   ``ModelStoreError/invalidKey(key:reason:)`` (the failing chunk is not written;
+    ///   earlier chunks stay), or a write error.
+    @discardableResult
+    public func importObjects<Models: Sequence, Key: CustomStringConvertible>(
+        _ models: Models,
+        key: (Models.Element) throws -> Key,
+        batchSize: Int = 1_000,
+        sync: Bool? = nil,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws -> ImportReport where Models.Element: Encodable {
+        let total = (models as? any Collection)?.count
+        var importer = try ChunkedImporter(store: self, batchSize: batchSize, total: total, sync: sync, progress: progress)
+        for model in models {
+            if try await importer.add(model, forKey: key(model).description) == .cancelled { break }
+        }
+        return try importer.finish()
+    }
+
+    /// Writes the models of an asynchronous sequence in atomic chunks, for import jobs that
+    /// stream their input (a file, a network response).
+    ///
+    /// ```swift
+    /// let report = try await store.importObjects(lines.compactMap(decodeUser), key: \.id)
+    /// ```
+    ///
+    /// - Parameters: As the `Sequence` variant; `total` in progress reports is nil.
+    /// - Throws: Errors of the sequence, or as the `Sequence` variant.
+    @discardableResult
+    public func importObjects<Models: AsyncSequence, Key: CustomStringConvertible>(
+        _ models: Models,
+        key: (Models.Element) throws -> Key,
+        batchSize: Int = 1_000,
+        sync: Bool? = nil,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws -> ImportReport where Models.Element: Encodable {
+        var importer = try ChunkedImporter(store: self, batchSize: batchSize, total: nil, sync: sync, progress: progress)
+        for try await model in models {
+            if try await importer.add(model, forKey: key(model).description) == .cancelled { break }
+        }
+        return try importer.finish()
+    }
+}
+
+/// Accumulates models into a LevelDB batch and commits it every `batchSize` models.
+struct ChunkedImporter {
+    enum Step { case added, cancelled }
+
+    let store: ModelStore
+    let database: OpenDatabase
+    let batchSize: Int
+    let total: Int?
+    let sync: Bool
+    let progress: (@Sendable (ModelStore.ImportProgress) -> Void)?
+    let clock = ContinuousClock()
+    let started: ContinuousClock.Instant
+    var batch = LevelDBWriteBatch()
+    var keys: [String] = []
+    var written = 0
+    var chunks = 0
+    var cancelled = false
+
+    init(
+        store: ModelStore, batchSize: Int, total: Int?, sync: Bool?,
+        progress: (@Sendable (ModelStore.ImportProgress) -> Void)?
+    ) throws {
+        database = try store.openDatabase()
+        self.store = store
+        self.batchSize = max(1, batchSize)
+        self.total = total
+        self.sync = sync ?? store.configuration.syncWrites
+        self.progress = progress
+        started = clock.now
+        keys.reserveCapacity(self.batchSize)
+    }
+
+    /// Adds one model; commits the chunk when it is full. Returns `.cancelled` when the task
+    /// was cancelled, after which the caller stops feeding models.
+    mutating func add<Value: Encodable>(_ model: Value, forKey key: String) async throws -> Step {
+        if batch.count == 0, Task.isCancelled {
+            cancelled = true
+            return .cancelled
+        }
+        let record = try store.encodeRecord(model, forKey: key, lifetime: nil)
+        try store.withKeyBytes(key) { keyBytes in
+            record.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+        }
+        keys.append(key)
+        if batch.count >= batchSize || batch.byteCount >= 64 << 20 {
+            try commit()
+            await Task.yield()  // lets other tasks run, and cancellation be noticed, between chunks
+        }
+        return .added
+    }
+
+    private mutating func commit() throws {
+        guard batch.count > 0 else { return }
+        try store.apply(batch, keys: keys, kinds: nil, in: database, sync: sync)
+        written += batch.count
+        chunks += 1
+        batch.clear()
+        keys.removeAll(keepingCapacity: true)
+        progress?(ModelStore.ImportProgress(completed: written, total: total))
+    }
+
+    /// Commits the last partial chunk (unless cancelled) and reports.
+    mutating func finish() throws -> ModelStore.ImportReport {
+        if !cancelled && Task.isCancelled { cancelled = true }
+        if !cancelled { try commit() }
+        return ModelStore.ImportReport(
+            written: written, chunks: chunks, wasCancelled: cancelled, duration: clock.now - started)
+    }
+}

@@ -1,0 +1,117 @@
+public import Foundation
+
+extension ModelStore {
+    /// Collects sets and removals that ``ModelStore/write(sync:_:)`` applies atomically.
+    ///
+    /// A batch is only valid inside the closure it is passed to, and is not thread-safe.
+    public final class WriteBatch {
+        let store: ModelStore
+        let batch = LevelDBWriteBatch()
+        private(set) var keys: [String] = []
+        private(set) var kinds: [Change.Kind] = []
+        /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
+        /// the batch is applied, so nothing is written.
+        private var deferredError: ModelStoreError?
+
+        init(store: ModelStore) {
+            self.store = store
+        }
+
+        /// The number of operations in the batch.
+        public var count: Int { batch.count }
+
+        /// Adds storing `value` under `key`, expiring by the store's policy.
+        ///
+        /// - Throws: ``ModelStoreError/encodingFailed(key:type:message:)``,
+        ///   ``ModelStoreError/invalidKey(key:reason:)`` or
+        ///   ``ModelStoreError/valueTooLarge(key:byteCount:)``. If the error escapes the
+        ///   ``ModelStore/write(sync:_:)`` closure, nothing in the batch is written.
+        public func set<Value: Encodable>(_ value: Value, forKey key: String) throws {
+            try add(value, forKey: key, lifetime: nil)
+        }
+
+        /// Adds storing `value` under `key` with a lifetime of its own, in seconds.
+        ///
+        /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a lifetime that is not
+        ///   positive and finite; otherwise as ``set(_:forKey:)``.
+        public func set<Value: Encodable>(_ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval) throws {
+            try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime")
+            try add(value, forKey: key, lifetime: lifetime)
+        }
+
+        /// Adds removing the record for `key`.
+        ///
+        /// An invalid key makes ``ModelStore/write(sync:_:)`` throw
+        /// ``ModelStoreError/invalidKey(key:reason:)`` without writing anything.
+        public func removeObject(forKey key: String) {
+            do {
+                try store.withKeyBytes(key) { batch.delete(key: $0) }
+                keys.append(key)
+                kinds.append(.removed)
+            } catch {
+                deferredError = deferredError ?? (error as? ModelStoreError)
+            }
+        }
+
+        func add<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+            let record = try store.encodeRecord(value, forKey: key, lifetime: lifetime)
+            try store.withKeyBytes(key) { keyBytes in
+                record.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+            }
+            keys.append(key)
+            kinds.append(.set)
+        }
+
+        /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.
+        func validate() throws(ModelStoreError) {
+            if let deferredError { throw deferredError }
+            if batch.byteCount > ModelStore.maximumRecordLength {
+                throw .valueTooLarge(key: keys.first ?? "", byteCount: batch.byteCount)
+            }
+        }
+    }
+
+    /// Applies every set and removal made in `body` atomically: all of them or none.
+    ///
+    /// ```swift
+    /// try store.write { batch in
+    ///     try batch.set(user, forKey: "u1")
+    ///     try batch.set(session, forKey: "s1", expiresAfter: 30)
+    ///     batch.removeObject(forKey: "u2")
+    /// }
+    /// ```
+    ///
+    /// If `body` throws (an encoding failure included), nothing is written and the error is
+    /// rethrown. The batch is applied with one `leveldb_write`.
+    ///
+    /// - Parameters:
+    ///   - sync: Whether to wait for the batch to reach stable storage; nil uses
+    ///     ``Configuration/syncWrites``.
+    ///   - body: Adds operations to the batch. Its result is returned.
+    /// - Throws: Whatever `body` throws, or a write error as ``set(_:forKey:)``.
+    @discardableResult
+    public func write<Result>(sync: Bool? = nil, _ body: (WriteBatch) throws -> Result) throws -> Result {
+        let database = try openDatabase()
+        let batch = WriteBatch(store: self)
+        let result = try body(batch)
+        try batch.validate()
+        guard batch.count > 0 else { return result }
+        try apply(batch.batch, keys: batch.keys, kinds: batch.kinds, in: database, sync: sync ?? configuration.syncWrites)
+        return result
+    }
+
+    /// Writes a LevelDB batch, invalidates the cached models it touched and reports the
+    /// changes. `kinds` parallels `keys`; nil means every operation was a set.
+    func apply(
+        _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, in database: OpenDatabase, sync: Bool
+    ) throws {
+        defer { database.cache?.invalidate(keys) }
+        try database.write { engine in try engine.write(batch, sync: sync) }
+        guard database.changes.isObserved else { return }
+        if let kinds {
+            database.changes.publish(zip(keys, kinds).map { Change(key: $0, kind: $1) })
+        } else {
+            database.changes.publish(keys, .set)
+        }
+    }
+}

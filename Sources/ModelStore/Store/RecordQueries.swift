@@ -1,0 +1,169 @@
+/// Enumeration, counting and batch reads, shared by ``ModelStore`` (reading the live
+/// database) and ``ModelStore/Snapshot`` (reading a fixed view).
+struct RecordQueries {
+    let database: OpenDatabase
+    let snapshot: LevelDBSnapshot?
+    let reader: RecordReader
+
+    func keys(in range: KeyRange, reverse: Bool, limit: Int?) throws -> Cursor<String> {
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        return try Cursor(database: database, snapshot: snapshot, range: range, reverse: reverse, limit: limit) {
+            key, record in
+            RecordState(record, now: now, timeToLive: timeToLive) == .live ? String(decoding: key, as: UTF8.self) : nil
+        }
+    }
+
+    func entries<Value: Decodable>(
+        _ type: Value.Type, in range: KeyRange, reverse: Bool, limit: Int?
+    ) throws -> Cursor<ModelStore.Entry<Value>> {
+        let now = reader.now()
+        let reader = reader
+        return try Cursor(database: database, snapshot: snapshot, range: range, reverse: reverse, limit: limit) {
+            keyBytes, record in
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            let header = try reader.header(record, key: key, type: type)
+            guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
+            return try reader.entry(type, key: key, header: header, record: record)
+        }
+    }
+
+    /// Counts live records in `range` from their headers alone.
+    func count(in range: KeyRange) throws -> Int {
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        let cursor = try Cursor(database: database, snapshot: snapshot, range: range, reverse: false, limit: nil) {
+            _, record in RecordState(record, now: now, timeToLive: timeToLive) == .live ? () : nil
+        }
+        var count = 0
+        while try cursor.next() != nil { count += 1 }
+        return count
+    }
+
+    /// Reads many keys from one consistent view; missing and expired keys are left out.
+    func objects<Value: Decodable, Keys: Sequence<String>>(
+        _ type: Value.Type, forKeys keys: Keys
+    ) throws -> [String: Value] {
+        let view = try snapshot ?? database.run { engine in try engine.makeSnapshot() }
+        let now = reader.now()
+        var result: [String: Value] = [:]
+        for key in keys {
+            try ModelStore.validate(key: key)
+            var keyCopy = key
+            let value = try keyCopy.withUTF8 { keyBytes in
+                try database.run { engine in
+                    try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: view) { record -> Value? in
+                        guard let record else { return nil }
+                        let header = try reader.header(record, key: key, type: type)
+                        guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
+                        return try reader.entry(type, key: key, header: header, record: record).value
+                    }
+                }
+            }
+            if let value { result[key] = value }
+        }
+        return result
+    }
+}
+
+extension ModelStore {
+    var queries: RecordQueries {
+        get throws(ModelStoreError) {
+            RecordQueries(database: try openDatabase(), snapshot: nil, reader: reader)
+        }
+    }
+
+    /// Returns a cursor over the keys of live records in `range`, in key order.
+    ///
+    /// ```swift
+    /// for key in try store.keys(in: .prefix("feed:")).collect() { print(key) }
+    ///
+    /// let newestFirst = try store.keys(reverse: true, limit: 10)
+    /// while let key = try newestFirst.next() { print(key) }
+    /// ```
+    ///
+    /// Expired records are skipped (not removed); models are not decoded.
+    ///
+    /// - Parameters:
+    ///   - range: Which keys: ``KeyRange/all`` (the default), a ``KeyRange/prefix(_:)`` or a
+    ///     ``KeyRange/range(from:to:)``.
+    ///   - reverse: Whether to walk from the last key to the first.
+    ///   - limit: The most keys to return; nil for no limit.
+    /// - Throws: ``ModelStoreError/closed(path:)``.
+    public func keys(in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil) throws -> Cursor<String> {
+        try queries.keys(in: range, reverse: reverse, limit: limit)
+    }
+
+    /// Returns a cursor over the live records in `range`, decoded as `type`, with their
+    /// metadata, in key order.
+    ///
+    /// ```swift
+    /// let users = try store.entries(User.self, in: .prefix("user:"))
+    /// while let entry = try users.next() {
+    ///     print(entry.key, entry.value.userName, entry.storedAt)
+    /// }
+    /// ```
+    ///
+    /// - Parameters: As ``keys(in:reverse:limit:)``.
+    /// - Throws: ``ModelStoreError/closed(path:)``; the cursor's ``Cursor/next()`` throws
+    ///   ``ModelStoreError/decodingFailed(key:type:message:)`` for a record of another type.
+    public func entries<Value: Decodable>(
+        _ type: Value.Type, in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil
+    ) throws -> Cursor<Entry<Value>> {
+        try queries.entries(type, in: range, reverse: reverse, limit: limit)
+    }
+
+    /// The number of live (unexpired) records in `range`. Reads headers only.
+    ///
+    /// - Complexity: O(*n*) in the records in `range`.
+    public func count(in range: KeyRange = .all) throws -> Int {
+        try queries.count(in: range)
+    }
+
+    /// Reads the models for many keys from one consistent view of the database.
+    ///
+    /// ```swift
+    /// let users = try store.objects(User.self, forKeys: ["u1", "u2", "u3"])  // [String: User]
+    /// ```
+    ///
+    /// Missing and expired keys are left out of the result.
+    ///
+    /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``,
+    ///   ``ModelStoreError/decodingFailed(key:type:message:)``.
+    public func objects<Value: Decodable, Keys: Sequence<String>>(
+        _ type: Value.Type, forKeys keys: Keys
+    ) throws -> [String: Value] {
+        try queries.objects(type, forKeys: keys)
+    }
+
+    /// LevelDB's estimate of the bytes the records in `range` take on disk (after
+    /// compression; recent writes still in memory are not counted).
+    public func approximateSize(in range: KeyRange = .all) throws -> UInt64 {
+        let database = try openDatabase()
+        let limit = range.upperBound ?? [UInt8](repeating: 0xFF, count: Self.maximumKeyLength + 1)
+        return try database.run { engine in try engine.approximateSize(start: range.lowerBound, limit: limit) }
+    }
+
+    /// LevelDB's statistics report (the `leveldb.stats` property): files and sizes per
+    /// level and compaction totals, for diagnostics.
+    public func statistics() throws -> String {
+        try property(named: "leveldb.stats") ?? ""
+    }
+
+    /// A LevelDB property, such as `leveldb.stats`, `leveldb.sstables`,
+    /// `leveldb.approximate-memory-usage` or `leveldb.num-files-at-level0`; nil if LevelDB
+    /// does not know the name.
+    public func property(named name: String) throws -> String? {
+        let database = try openDatabase()
+        return try database.run { engine in try engine.property(name) }
+    }
+
+    /// Compacts the records in `range`, so space held by removed and overwritten records is
+    /// given back to the file system. It can take a while on a large database.
+    public func compact(in range: KeyRange = .all) throws {
+        let database = try openDatabase()
+        try database.run { engine in
+            try engine.compact(start: range.lowerBound.isEmpty ? nil : range.lowerBound, limit: range.upperBound)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// How a store instance or snapshot interprets stored records: its policy lifetime, its
+/// codec and its clock. Shared by every read path so they agree on expiry and decoding.
+struct RecordReader: Sendable {
+    let timeToLive: Double?
+    let codec: any ModelCodec
+    let clock: @Sendable () -> Date
+
+    init(policy: UpdatePolicy, configuration: ModelStore.Configuration) {
+        timeToLive = policy.timeToLive
+        codec = configuration.codec
+        clock = configuration.now
+    }
+
+    /// The clock's time as seconds since the reference date.
+    @inline(__always)
+    func now() -> Double {
+        clock().timeIntervalSinceReferenceDate
+    }
+
+    func header<Value>(
+        _ record: UnsafeRawBufferPointer, key: String, type: Value.Type
+    ) throws(ModelStoreError) -> RecordHeader {
+        guard let header = RecordHeader(parsing: record) else {
+            throw .decodingFailed(
+                key: key, type: String(describing: type),
+                message: "the record's header is damaged or from an unknown format version")
+        }
+        return header
+    }
+
+    /// Decodes the payload after `header` and wraps it with its metadata.
+    func entry<Value: Decodable>(
+        _ type: Value.Type, key: String, header: RecordHeader, record: UnsafeRawBufferPointer, isExpired: Bool = false
+    ) throws(ModelStoreError) -> ModelStore.Entry<Value> {
+        let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
+        let value = try decode(type, key: key, codec: header.codec, payload: payload)
+        return entry(key: key, value: value, header: header, byteCount: record.count, isExpired: isExpired)
+    }
+
+    func entry<Value>(
+        key: String, value: Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false
+    ) -> ModelStore.Entry<Value> {
+        ModelStore.Entry(
+            key: key,
+            value: value,
+            storedAt: Date(timeIntervalSinceReferenceDate: header.storedAt),
+            expiresAt: header.deadline(timeToLive: timeToLive).map(Date.init(timeIntervalSinceReferenceDate:)),
+            byteCount: byteCount,
+            isExpired: isExpired)
+    }
+
+    /// Decodes with the codec that wrote the record: the store's own, or any built-in one.
+    func decode<Value: Decodable>(
+        _ type: Value.Type, key: String, codec identifier: ModelCodecIdentifier, payload: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) -> Value {
+        let codec: any ModelCodec
+        if identifier == self.codec.identifier {
+            codec = self.codec
+        } else if let builtIn = BuiltInCodecs.codec(for: identifier) {
+            codec = builtIn
+        } else {
+            throw .decodingFailed(
+                key: key, type: String(describing: type),
+                message: "the record was written by codec \(identifier), which this store is not configured with")
+        }
+        do {
+            return try codec.decode(type, fromBytes: payload)
+        } catch {
+            throw .decodingFailed(key: key, type: String(describing: type), message: describeCodingError(error))
+        }
+    }
+}
+
+/// A one-line description of an encoding or decoding error that names the field involved.
+func describeCodingError(_ error: any Error) -> String {
+    func path(_ codingPath: [any CodingKey]) -> String {
+        codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            .joined(separator: ".")
+    }
+    switch error {
+    case let DecodingError.keyNotFound(key, context):
+        return "missing field \"\(key.stringValue)\" at \(path(context.codingPath))"
+    case let DecodingError.typeMismatch(type, context):
+        return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
+    case let DecodingError.valueNotFound(type, context):
+        return "expected \(type) but found null at \(path(context.codingPath))"
+    case let DecodingError.dataCorrupted(context):
+        return "corrupted data at \(path(context.codingPath)): \(context.debugDescription)"
+    case let EncodingError.invalidValue(value, context):
+        return "cannot encode \(value) at \(path(context.codingPath)): \(context.debugDescription)"
+    default:
+        return String(describing: error)
+    }
+}
