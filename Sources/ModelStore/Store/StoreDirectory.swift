@@ -172,7 +172,13 @@ final class DirectoryLock: Sendable {
     /// Releases the lock. Safe to call more than once.
     func unlock() {
         descriptor.withLock { fd in
-            if let open = fd { _ = closeDescriptor(open) }  // closing the descriptor releases the flock
+            if let open = fd {
+                // Unlock explicitly before closing: a child process this process is spawning
+                // holds a copy of the descriptor until its exec, and the flock would otherwise
+                // outlive our close and make the next open here fail with `locked`.
+                _ = flock(open, LOCK_UN)
+                _ = closeDescriptor(open)
+            }
             fd = nil
         }
     }
