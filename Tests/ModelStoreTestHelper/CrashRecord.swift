@@ -2,7 +2,7 @@
 /// reader can tell a record that is intact from one that came back damaged.
 ///
 /// (The test target has an identical copy; the helper is an executable and cannot be imported.)
-struct CrashRecord: Codable, Equatable {
+struct CrashRecord: Codable, Equatable, Sendable {
     var op: Int
     var filler: String
 

@@ -3,8 +3,9 @@
 //   write-mixed ROOT NAME START SEED [sync]   open NAME (64 KiB write buffer, so tables and
 //        compactions happen), print "ready", then forever perform random operations on keys
 //        m0...m63, numbered from START: print "begin OP set KEY" / "begin OP del KEY" /
-//        "begin OP delmany K1,K2,..." before each and "ack OP" once it returned. The test
-//        kills the process with SIGKILL at a random moment.
+//        "begin OP delmany K1,K2,..." / "begin OP batch SETKEYS REMOVEDKEYS|-" /
+//        "begin OP import K1,K2,K3,K4" (one line per import chunk) before each and "ack OP"
+//        once it returned. The test kills the process with SIGKILL at a random moment.
 //   fill-until-full ROOT NAME BYTES           limit file size (RLIMIT_FSIZE, SIGXFSZ ignored),
 //        write k0, k1, ... until a write fails, then report what later writes and reads do.
 //   fd-exhaust ROOT NAME [LIMIT]              lower RLIMIT_NOFILE (default 128) and report the errors seen
@@ -50,20 +51,90 @@ func writeMixed(root: String, name: String, start: Int, seed: UInt64, sync: Bool
     while true {
         let key = "m\(Int.random(in: 0..<64, using: &random))"
         switch Int.random(in: 0..<10, using: &random) {
-        case 0..<6:
+        case 0..<4:
             say("begin \(op) set \(key)")
             try store.set(CrashRecord(op: op), forKey: key)
-        case 6..<8:
+        case 4..<6:
             say("begin \(op) del \(key)")
             try store.removeObject(forKey: key)
-        default:
+        case 6:
             let keys = Set((0..<Int.random(in: 2...6, using: &random)).map { _ in "m\(Int.random(in: 0..<64, using: &random))" })
             say("begin \(op) delmany \(keys.sorted().joined(separator: ","))")
             try store.removeObjects(forKeys: keys)
+        default:
+            if Bool.random(using: &random) {
+                try writeBatch(store, op: op, random: &random)
+            } else {
+                op = try importChunks(store, firstOp: op, random: &random)
+                continue  // importChunks printed its own acks
+            }
         }
         say("ack \(op)")
         op += 1
     }
+}
+
+/// Distinct random keys among m0...m63.
+func randomKeys(_ count: Int, random: inout HelperGenerator) -> [String] {
+    var keys = Set<String>()
+    while keys.count < count { keys.insert("m\(Int.random(in: 0..<64, using: &random))") }
+    return keys.sorted()
+}
+
+/// One atomic batch of sets and removals (on disjoint keys).
+func writeBatch(_ store: ModelStore, op: Int, random: inout HelperGenerator) throws {
+    let keys = randomKeys(Int.random(in: 2...12, using: &random), random: &random)
+    let split = Int.random(in: 1...keys.count, using: &random)
+    let (sets, removals) = (Array(keys[..<split]), Array(keys[split...]))
+    say("begin \(op) batch \(sets.joined(separator: ",")) \(removals.isEmpty ? "-" : removals.joined(separator: ","))")
+    try store.write { batch in
+        for key in sets { try batch.set(CrashRecord(op: op), forKey: key) }
+        for key in removals { batch.removeObject(forKey: key) }
+    }
+}
+
+/// A bulk import of 2-4 chunks of 4 models; each chunk is its own operation, acknowledged
+/// from the import's progress callback (called after the chunk was committed). Returns the
+/// next operation number.
+func importChunks(_ store: ModelStore, firstOp: Int, random: inout HelperGenerator) throws -> Int {
+    let chunkCount = Int.random(in: 2...4, using: &random)
+    let chunks = (0..<chunkCount).map { _ in randomKeys(4, random: &random) }
+    let items = chunks.enumerated().flatMap { index, keys in keys.map { ImportItem(key: $0, record: CrashRecord(op: firstOp + index)) } }
+    let line: @Sendable (Int) -> String = { index in "begin \(firstOp + index) import \(chunks[index].joined(separator: ","))" }
+    say(line(0))
+    try blocking {
+        _ = try await store.importObjects(items, key: \.key, batchSize: 4) { progress in
+            let done = progress.completed / 4
+            say("ack \(firstOp + done - 1)")
+            if done < chunkCount { say(line(done)) }
+        }
+    }
+    return firstOp + chunkCount
+}
+
+/// A model for import that is stored as its ``CrashRecord``.
+struct ImportItem: Encodable, Sendable {
+    var key: String
+    var record: CrashRecord
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(record)
+    }
+}
+
+/// Runs async work from this synchronous helper and waits for it.
+func blocking(_ work: @escaping @Sendable () async throws -> Void) throws {
+    final class Outcome: @unchecked Sendable {  // written by the task before the semaphore is signalled
+        var error: (any Error)?
+    }
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { try await work() } catch { outcome.error = error }
+        done.signal()
+    }
+    done.wait()
+    if let error = outcome.error { throw error }
 }
 
 func fillUntilFull(root: String, name: String, limit: Int) throws {

@@ -8,7 +8,7 @@ import Testing
 /// in flight either completely or not at all.
 @Suite("Crash safety: SIGKILL in the middle of writes", .serialized)
 struct CrashSafetyTests {
-    @Test("Every acknowledged write survives SIGKILL and each multi-key write is all-or-nothing (50 rounds)")
+    @Test("Every acknowledged write survives SIGKILL; batches, multi-key removals and import chunks are all-or-nothing (50 rounds)")
     func killDuringWrites() throws {
         let summary = try runCrashRounds(rounds: 50, seed: 0xC0FFEE, sync: false)
         print("crash rounds (non-sync): \(summary)")
@@ -26,9 +26,12 @@ struct CrashSafetyTests {
         var inFlightApplied = 0
         var inFlightDropped = 0
         var killedBeforeReady = 0
+        var kinds: [String: Int] = [:]
         var description: String {
-            "\(rounds) rounds, \(acknowledged) acknowledged operations verified, in-flight operation "
-                + "applied \(inFlightApplied)x / absent \(inFlightDropped)x, \(killedBeforeReady) kills during open"
+            "\(rounds) rounds, \(acknowledged) acknowledged operations verified "
+                + "(\(kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), "
+                + "in-flight operation applied \(inFlightApplied)x / absent \(inFlightDropped)x, "
+                + "\(killedBeforeReady) kills during open"
         }
     }
 
@@ -75,6 +78,7 @@ struct CrashSafetyTests {
             }
             summary.rounds += 1
             summary.acknowledged += model.acknowledged.count
+            summary.kinds.merge(model.kinds, uniquingKeysWith: +)
             if !lines.contains("ready") { summary.killedBeforeReady += 1 }
             if model.inFlight != nil {
                 if match == 1 { summary.inFlightApplied += 1 } else { summary.inFlightDropped += 1 }

@@ -11,21 +11,17 @@ struct CrashModel {
     /// Key -> operation number of the record stored under it.
     typealias State = [String: Int]
 
-    enum Operation: Equatable {
-        case set(op: Int, key: String)
-        case delete(op: Int, keys: [String])
-
-        var op: Int {
-            switch self {
-            case .set(let op, _), .delete(let op, _): return op
-            }
-        }
+    /// One acknowledged-or-not write: stores `CrashRecord(op:)` under `sets` and removes
+    /// `removals`, atomically (a single set, a removal, a batch, or one import chunk).
+    struct Operation: Equatable {
+        var op: Int
+        var kind: String
+        var sets: [String] = []
+        var removals: [String] = []
 
         func apply(to state: inout State) {
-            switch self {
-            case let .set(op, key): state[key] = op
-            case let .delete(_, keys): for key in keys { state[key] = nil }
-            }
+            for key in sets { state[key] = op }
+            for key in removals { state[key] = nil }
         }
     }
 
@@ -44,10 +40,14 @@ struct CrashModel {
             switch parts.first {
             case "begin":
                 let op = Int(parts[1])!
-                switch parts[2] {
-                case "set": begun[op] = .set(op: op, key: String(parts[3]))
-                case "del": begun[op] = .delete(op: op, keys: [String(parts[3])])
-                case "delmany": begun[op] = .delete(op: op, keys: parts[3].split(separator: ",").map(String.init))
+                func keys(_ index: Int) -> [String] {
+                    parts[index] == "-" ? [] : parts[index].split(separator: ",").map(String.init)
+                }
+                let kind = String(parts[2])
+                switch kind {
+                case "set", "import": begun[op] = Operation(op: op, kind: kind, sets: keys(3))
+                case "del", "delmany": begun[op] = Operation(op: op, kind: kind, removals: keys(3))
+                case "batch": begun[op] = Operation(op: op, kind: kind, sets: keys(3), removals: keys(4))
                 default: Issue.record("unknown operation in \(line)")
                 }
             case "ack":
@@ -80,6 +80,11 @@ struct CrashModel {
     }
 
     var lastOp: Int? { inFlight?.op ?? acknowledged.last?.op }
+
+    /// How many acknowledged operations of each kind.
+    var kinds: [String: Int] {
+        acknowledged.reduce(into: [:]) { $0[$1.kind, default: 0] += 1 }
+    }
 }
 
 extension Fixture {
