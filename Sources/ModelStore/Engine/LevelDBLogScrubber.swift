@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -72,20 +71,18 @@ enum LevelDBLogScrubber {
     /// Checks the log at `path` and neutralises its damaged records in place; returns how
     /// many it neutralised.
     static func scrub(logAt path: String) throws(ModelStoreError) -> Int {
-        let contents: Data
-        do {
-            contents = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .io(path: path, message: "cannot read the log to check it: \(error.localizedDescription)")
+        // Plain POSIX I/O: one descriptor both reads the log and patches it, and no Foundation
+        // buffer is involved (Data(contentsOf:) leaked a 4 KiB buffer per empty log under
+        // LeakSanitizer).
+        let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .io(path: path, message: "cannot open the log to check it: \(StoreDirectory.lastErrorMessage())")
         }
+        defer { _ = closeDescriptor(fd) }
+        let contents = try readAll(fd, path: path)
         let damaged = contents.withUnsafeBytes { damagedRecordOffsets(in: $0) }
         guard !damaged.isEmpty else { return 0 }
 
-        let fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw .io(path: path, message: "cannot open the log to neutralise damaged records: \(StoreDirectory.lastErrorMessage())")
-        }
-        defer { _ = closeDescriptor(fd) }
         let padding: [UInt8] = [0, 0, 0]  // length 0, type 0: LevelDB skips the rest of the block
         for offset in damaged {
             let written = padding.withUnsafeBytes { pwrite(fd, $0.baseAddress, 3, off_t(offset + 4)) }
@@ -97,5 +94,27 @@ enum LevelDBLogScrubber {
             throw .io(path: path, message: "cannot flush the checked log: \(StoreDirectory.lastErrorMessage())")
         }
         return damaged.count
+    }
+
+    private static func readAll(_ fd: Int32, path: String) throws(ModelStoreError) -> [UInt8] {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw .io(path: path, message: "cannot read the log to check it: \(StoreDirectory.lastErrorMessage())")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                pread(fd, buffer.baseAddress! + filled, buffer.count - filled, off_t(filled))
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else {
+                throw .io(path: path, message: "cannot read the log to check it: \(StoreDirectory.lastErrorMessage())")
+            }
+            if count == 0 { break }  // the file shrank; check what there is
+            filled += count
+        }
+        bytes.removeSubrange(filled...)
+        return bytes
     }
 }
