@@ -157,4 +157,53 @@ struct CorruptionTests {
         }
         print("random garbage: \(outcomes)")
     }
+
+    @Test("Enumerating over a damaged table throws corrupted instead of silently skipping its records",
+          arguments: [false, true])
+    func enumerationOverDamagedTable(usePrefix: Bool) throws {
+        let fixture = Fixture()
+        let pristine = try SampleDatabase(fixture, name: "pristine", placement: .tables, compression: false)
+        let tables = FileDamage.files(.table, in: pristine.url)
+        let copy = SampleDatabase(copying: pristine, as: "copy")
+        let allKeys = (0..<pristine.count).map(SampleDatabase.key)
+        // A prefix that ends inside the data, so a cursor stops at the range's end, not the database's.
+        let range: KeyRange = usePrefix ? .prefix("k00") : .all
+        let expected = usePrefix ? allKeys.filter { $0.hasPrefix("k00") } : allKeys
+        var random = SeededGenerator(seed: usePrefix ? 31 : 32)
+        var reported = 0
+        for _ in 0..<20 {
+            let table = URL(fileURLWithPath: tables.randomElement(using: &random)!).lastPathComponent
+            try FileDamage.copyDatabase(pristine.url, to: copy.url)
+            let path = copy.url.path + "/" + table
+            // Damage the first 40% of the table: data blocks of keys in the prefix.
+            try FileDamage.flipByte(in: path, at: Int.random(in: 0..<(try FileDamage.size(of: path) * 2 / 5), using: &random))
+            let store: ModelStore
+            do { store = try fixture.openQuietly("copy") } catch ModelStoreError.corrupted { reported += 1; continue }
+            defer { try? store.close() }
+            for attempt in ["keys", "entries", "count", "snapshot"] {
+                do {
+                    switch attempt {
+                    case "keys":
+                        let keys = try store.keys(in: range).collect()
+                        #expect(keys == expected, "keys: \(keys.count) of \(expected.count) returned without an error")
+                    case "entries":
+                        let entries = try store.entries(String.self, in: range).collect()
+                        #expect(entries.map(\.key) == expected, "entries: \(entries.count) of \(expected.count) returned without an error")
+                        #expect(entries.allSatisfy { $0.value == SampleDatabase.value(Int($0.key.dropFirst())!) })
+                    case "count":
+                        let count = try store.count(in: range)
+                        #expect(count == expected.count, "count \(count) instead of \(expected.count) without an error")
+                    default:
+                        let snapshot = try store.snapshot()
+                        defer { snapshot.close() }
+                        let keys = try snapshot.keys(in: range).collect()
+                        #expect(keys == expected, "snapshot keys: \(keys.count) of \(expected.count) returned without an error")
+                    }
+                } catch ModelStoreError.corrupted {
+                    reported += 1
+                }
+            }
+        }
+        #expect(reported > 0)
+    }
 }
