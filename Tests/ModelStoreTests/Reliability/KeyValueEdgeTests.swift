@@ -113,4 +113,47 @@ struct KeyValueEdgeTests {
         try exact.set(payload, forKey: "k")
         #expect(try exact.object(Data.self, forKey: "k") == payload)
     }
+
+    @Test("In a write batch, a record over the limit or a batch over it in total throws valueTooLarge and writes nothing")
+    func batchLimits() throws {
+        let fixture = Fixture()
+        var configuration = fixture.quietConfiguration
+        configuration.recordLengthLimit = 1000
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        try store.set("old", forKey: "a")
+        #expect(errorCase {
+            try store.write { batch in
+                try batch.set("new", forKey: "a")
+                try batch.set(String(repeating: "x", count: 2000), forKey: "big")
+            }
+        } == "valueTooLarge")
+        #expect(errorCase {
+            try store.write { batch in
+                for index in 0..<20 { try batch.set(String(repeating: "x", count: 100), forKey: "small\(index)") }
+            }
+        } == "valueTooLarge")
+        #expect(try store.object(String.self, forKey: "a") == "old")
+        #expect(try store.contains("big") == false)
+        #expect(try store.count() == 1)
+    }
+
+    @Test("A bulk import that meets a model over the limit throws valueTooLarge; earlier chunks stay, the failing chunk is not written")
+    func importLimit() async throws {
+        let fixture = Fixture()
+        var configuration = fixture.quietConfiguration
+        configuration.recordLengthLimit = 1000
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        struct Model: Encodable {
+            var id: String
+            var text: String
+        }
+        let models = (0..<10).map { Model(id: "m\($0)", text: $0 == 7 ? String(repeating: "x", count: 2000) : "model") }
+        do {
+            try await store.importObjects(models, key: \.id, batchSize: 5)
+            Issue.record("expected valueTooLarge")
+        } catch ModelStoreError.valueTooLarge(let key, _) {
+            #expect(key == "m7")
+        }
+        #expect(try store.keys().collect() == ["m0", "m1", "m2", "m3", "m4"])
+    }
 }
