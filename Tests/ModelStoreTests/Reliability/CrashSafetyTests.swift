@@ -8,15 +8,18 @@ import Testing
 /// in flight either completely or not at all.
 @Suite("Crash safety: SIGKILL in the middle of writes", .serialized)
 struct CrashSafetyTests {
+    /// Rounds per test; `MODELSTORE_CRASH_ROUNDS` raises them for a longer local soak.
+    static let rounds = ProcessInfo.processInfo.environment["MODELSTORE_CRASH_ROUNDS"].flatMap { Int($0) } ?? 50
+
     @Test("Every acknowledged write survives SIGKILL; batches, multi-key removals and import chunks are all-or-nothing (50 rounds)")
     func killDuringWrites() throws {
-        let summary = try runCrashRounds(rounds: 50, seed: 0xC0FFEE, sync: false)
+        let summary = try runCrashRounds(rounds: Self.rounds, seed: 0xC0FFEE, sync: false)
         print("crash rounds (non-sync): \(summary)")
     }
 
     @Test("Sync writes survive SIGKILL the same way (10 rounds)")
     func killDuringSyncWrites() throws {
-        let summary = try runCrashRounds(rounds: 10, seed: 0x5EED, sync: true)
+        let summary = try runCrashRounds(rounds: max(10, Self.rounds / 5), seed: 0x5EED, sync: true)
         print("crash rounds (sync): \(summary)")
     }
 
