@@ -1,7 +1,7 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
 
-.PHONY: dependencies demo test
+.PHONY: dependencies demo test test-examples
 
 dependencies:
 	@./scripts/install-dependencies
@@ -14,3 +14,7 @@ demo: dependencies
 test: dependencies
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Builds and tests the ServerFetched example package (server and client on loopback).
+test-examples: dependencies
+	cd Examples/ServerFetched && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build

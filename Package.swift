@@ -14,9 +14,12 @@ let package = Package(
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
+        .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
+        .executable(name: "modelstore-import", targets: ["ImportJob"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // Only for `swift package generate-documentation`; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
@@ -47,6 +50,32 @@ let package = Package(
             name: "ModelStoreTestHelper",
             dependencies: ["ModelStore"],
             path: "Tests/ModelStoreTestHelper",
+            swiftSettings: strictSettings
+        ),
+        // The `modelstore` command-line tool.
+        .executableTarget(
+            name: "ModelStoreCLI",
+            dependencies: [
+                "ModelStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "ImportJob",
+            dependencies: [
+                "ModelStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/ImportJob",
+            swiftSettings: strictSettings
+        ),
+        // Runs the built `modelstore` and `modelstore-import` executables on real stores.
+        .testTarget(
+            name: "ModelStoreCLITests",
+            dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob"],
             swiftSettings: strictSettings
         ),
         .testTarget(

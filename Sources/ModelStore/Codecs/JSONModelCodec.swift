@@ -80,11 +80,13 @@ public struct PropertyListModelCodec: ModelCodec {
 enum BuiltInCodecs {
     static let json = JSONModelCodec()
     static let propertyList = PropertyListModelCodec()
+    static let binary = BinaryModelCodec()
 
     static func codec(for identifier: ModelCodecIdentifier) -> (any ModelCodec)? {
         switch identifier {
         case .json: return json
         case .propertyList: return propertyList
+        case .binary: return binary
         default: return nil
         }
     }

@@ -12,7 +12,8 @@ extension ModelStore {
     ///
     /// Concurrent calls for the same key in this process share one fetch: the first caller
     /// starts it, the others wait for its result. If the fetch throws, every waiter gets the
-    /// error and the next call fetches again.
+    /// error and the next call fetches again. An expired record is not removed before the
+    /// fetch: the fetched model replaces it, and if the fetch fails it stays for stale reads.
     ///
     /// - Parameters:
     ///   - type: The model's type.
@@ -32,7 +33,9 @@ extension ModelStore {
         staleIfError: Bool = false,
         fetch: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        let current = try entry(type, forKey: key, includingExpired: staleIfError)
+        // An expired record is kept (not purged) until the fetch replaces it, so a failed
+        // fetch leaves it available to a later stale read.
+        let current = try entry(type, forKey: key, includingExpired: true)
         if let current, !current.isExpired { return current.value }
         do {
             return try await coalescedFetch(type, forKey: key, lifetime: lifetime, fetch: fetch)

@@ -1,0 +1,214 @@
+/// The state that the decoder and all its containers share during one decode call.
+///
+/// Decoding only reads, so containers can be used in any order; the state holds what is worth remembering between
+/// lookups (where the next key probably is, indexes of large keyed containers) and the current coding path.
+final class BinaryDecodingState {
+    // Every access to these properties is short and none calls back into the state while it lasts, so the dynamic
+    // exclusivity checks Swift would otherwise make on each access (in the encoder they took a quarter of the time)
+    // are turned off.
+
+    /// The borrowed payload. ``invalidate()`` swaps it for an empty reader when the decode call returns, so a
+    /// decoder that a model smuggled out can only throw, never touch memory that is gone.
+    @exclusivity(unchecked) private(set) var reader: BinaryReader
+    /// Keys from the root to the value being decoded; entries past a container's depth may be stale.
+    @exclusivity(unchecked) private var path: [any CodingKey] = []
+    /// How many `init(from:)` calls are in progress; hostile data for a recursive model could otherwise nest until
+    /// the stack overflows.
+    @exclusivity(unchecked) private var nesting = 0
+    /// Per coding-path depth: the keyed container last searched there and where its next entry starts.
+    @exclusivity(unchecked) var hints: [KeyHint] = []
+    /// Hash indexes of large keyed containers, by body start, built on their first out-of-order lookup.
+    @exclusivity(unchecked) var indexes: [Int: BinaryKeyIndex] = [:]
+
+    struct KeyHint {
+        var bodyStart: Int
+        var nextEntry: Int
+    }
+
+    init(reader: BinaryReader) {
+        self.reader = reader
+    }
+
+    func invalidate() {
+        reader = .empty
+        indexes = [:]
+    }
+
+    // MARK: - Coding path
+
+    func codingPath(depth: Int) -> [any CodingKey] {
+        Array(path.prefix(depth))
+    }
+
+    func codingPath(depth: Int, appending key: some CodingKey) -> [any CodingKey] {
+        var result = codingPath(depth: depth)
+        result.append(key)
+        return result
+    }
+
+    /// Records that the value being entered at `depth` is stored under `key`.
+    func enter(_ key: some CodingKey, atDepth depth: Int) {
+        let count = path.count
+        if count == depth + 1 {
+            // The common case, a sibling of the previous value: overwrite in place rather than remove and append.
+            path[depth] = key
+            return
+        }
+        if count > depth {
+            path.removeSubrange(depth...)
+        } else if count == 0 {
+            // One allocation that fits typical models, instead of regrowing at every new level.
+            path.reserveCapacity(16)
+        }
+        path.append(key)
+    }
+
+    /// Throws unless a container may open at `depth`; `nestedContainer` calls in a loop need no `init(from:)`.
+    func checkDepth(_ depth: Int, at position: Int) throws {
+        guard depth <= BinaryFormat.maximumDepth else {
+            throw BinaryReadError.tooDeep(at: position).decodingError(Any.self, codingPath: codingPath(depth: depth))
+        }
+    }
+
+    // MARK: - Values
+
+    // Keyed and unkeyed containers pass the value's key; single-value containers have none. These come in pairs
+    // rather than taking an optional key because `Optional<Key>` for a generic key costs a metadata lookup per call.
+
+    /// Reads a primitive stored under `key` at `position` and moves `position` past it.
+    func decodePrimitive<Value: BinaryPrimitive>(
+        _ type: Value.Type,
+        at position: inout Int,
+        limit: Int,
+        depth: Int,
+        key: some CodingKey
+    ) throws -> Value {
+        do {
+            return try Value.read(from: reader, at: &position, limit: limit)
+        } catch {
+            throw error.decodingError(type, codingPath: codingPath(depth: depth, appending: key))
+        }
+    }
+
+    /// Reads the primitive a single-value container at `depth` holds.
+    func decodePrimitive<Value: BinaryPrimitive>(
+        _ type: Value.Type,
+        at position: Int,
+        limit: Int,
+        depth: Int
+    ) throws -> Value {
+        var position = position
+        do {
+            return try Value.read(from: reader, at: &position, limit: limit)
+        } catch {
+            throw error.decodingError(type, codingPath: codingPath(depth: depth))
+        }
+    }
+
+    /// Decodes any value stored under `key` at `position` and moves `position` past it.
+    ///
+    /// - Parameters:
+    ///   - limit: The end of the container holding the value.
+    ///   - depth: The coding-path depth of that container.
+    func decode<Value: Decodable>(
+        _ type: Value.Type,
+        at position: inout Int,
+        limit: Int,
+        depth: Int,
+        key: some CodingKey
+    ) throws -> Value {
+        let start = position
+        let end: Int
+        let tag: UInt8
+        let kind = BinaryFastPath(type)
+        do {
+            tag = try reader.tag(at: start, limit: limit)
+            if kind.reads(tag) && !kind.isArray {
+                return try decodeFastPath(kind, as: type, at: &position, limit: limit)
+            }
+            end = try reader.skip(at: start, limit: limit)
+        } catch {
+            throw error.decodingError(type, codingPath: codingPath(depth: depth, appending: key))
+        }
+        enter(key, atDepth: depth)
+        if kind.isArray && kind.reads(tag) {
+            return try decodeArrayFastPath(kind, as: type, at: &position, limit: limit, depth: depth + 1)
+        }
+        let value = try decodeNested(type, start: start, end: end, depth: depth + 1)
+        position = end
+        return value
+    }
+
+    /// Decodes the value a single-value container at `depth` holds; it stays at the same coding-path depth.
+    func decode<Value: Decodable>(_ type: Value.Type, at position: Int, limit: Int, depth: Int) throws -> Value {
+        var position = position
+        let end: Int
+        let tag: UInt8
+        let kind = BinaryFastPath(type)
+        do {
+            tag = try reader.tag(at: position, limit: limit)
+            if kind.reads(tag) && !kind.isArray {
+                return try decodeFastPath(kind, as: type, at: &position, limit: limit)
+            }
+            end = try reader.skip(at: position, limit: limit)
+        } catch {
+            throw error.decodingError(type, codingPath: codingPath(depth: depth))
+        }
+        if kind.isArray && kind.reads(tag) {
+            return try decodeArrayFastPath(kind, as: type, at: &position, limit: limit, depth: depth)
+        }
+        return try decodeNested(type, start: position, end: end, depth: depth)
+    }
+
+    /// Runs `Value.init(from:)` on the value in `start..<end`.
+    private func decodeNested<Value: Decodable>(_ type: Value.Type, start: Int, end: Int, depth: Int) throws -> Value {
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= BinaryFormat.maximumDepth, depth <= BinaryFormat.maximumDepth else {
+            throw BinaryReadError.tooDeep(at: start).decodingError(type, codingPath: codingPath(depth: depth))
+        }
+        // The value may read only its own bytes, so a corrupt inner length cannot reach into its siblings.
+        return try Value(from: BinaryDecoder(state: self, position: start, limit: end, depth: depth))
+    }
+
+    // MARK: - Containers
+
+    /// Opens the keyed container at `position`. Its entries are checked lazily: lookups that hit need no check, and
+    /// a miss runs ``validateKeyedContainer(_:depth:)`` to tell an absent key from a damaged container.
+    func keyedContainer(at position: Int, limit: Int, depth: Int) throws -> BinaryReader.ContainerBounds {
+        do {
+            return try reader.container(BinaryFormat.Tag.keyed, at: position, limit: limit)
+        } catch {
+            throw error.decodingError([String: Any].self, codingPath: codingPath(depth: depth))
+        }
+    }
+
+    /// Throws unless the keyed container's entries tile its body exactly and match its count.
+    func validateKeyedContainer(_ bounds: BinaryReader.ContainerBounds, depth: Int) throws {
+        do throws(BinaryReadError) {
+            try checkEntries(of: bounds)
+        } catch {
+            throw error.decodingError([String: Any].self, codingPath: codingPath(depth: depth))
+        }
+    }
+
+    func checkEntries(of bounds: BinaryReader.ContainerBounds) throws(BinaryReadError) {
+        var cursor = bounds.bodyStart
+        for _ in 0..<bounds.count {
+            _ = try reader.key(at: &cursor, limit: bounds.bodyEnd)
+            cursor = try reader.skip(at: cursor, limit: bounds.bodyEnd)
+        }
+        guard cursor == bounds.bodyEnd else {
+            throw .malformed("keyed container's entries do not match its length and count", at: bounds.bodyStart)
+        }
+    }
+
+    /// Opens the unkeyed container at `position`. Its elements are checked as they are read.
+    func unkeyedContainer(at position: Int, limit: Int, depth: Int) throws -> BinaryReader.ContainerBounds {
+        do {
+            return try reader.container(BinaryFormat.Tag.unkeyed, at: position, limit: limit)
+        } catch {
+            throw error.decodingError([Any].self, codingPath: codingPath(depth: depth))
+        }
+    }
+}

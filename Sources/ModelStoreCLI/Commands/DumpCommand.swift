@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `modelstore dump NAME`: every record as newline-delimited JSON.
+struct DumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dump",
+        abstract: "Print every record as newline-delimited JSON (key, metadata, value).",
+        discussion: """
+            Records stream through a cursor one at a time, so a dump of any size runs in constant \
+            memory. Each line has the form of `get --json`; records of codecs the tool cannot decode \
+            carry their encoded bytes in base64. A record that cannot be read at all (a damaged \
+            header) is printed as {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
+            With standard output redirected and standard error on a terminal, a progress bar is drawn.
+            """)
+
+    @Argument(help: "The database's name.")
+    var name: String
+
+    @Option(help: "Only records whose keys start with this prefix.")
+    var prefix: String?
+
+    @Option(help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    var policy = PolicyArgument(.never)
+
+    @OptionGroup var root: RootOptions
+
+    func run() throws {
+        let store = try root.inspector.unchanged(name, policy: policy.policy)
+        defer { try? store.close() }
+        let range = prefix.map(KeyRange.prefix) ?? .all
+        // The records go to standard output, so progress is only drawn when they are going
+        // somewhere else (a file, a pipe) and a person is watching standard error.
+        let showsProgress = !Terminal.stdoutIsTerminal && Terminal.stderrIsTerminal
+        let total = showsProgress ? try store.count(in: range) : nil  // a header-only pass, for the bar
+        let progress = Progress("Dumping \(name)", total: total, unit: "records", enabled: showsProgress)
+        defer { progress.finish() }
+
+        let cursor = try store.entries(InspectedValue.self, in: range)
+        let encoder = JSONOutput.compactEncoder()
+        let out = StandardOutput()
+        let now = Date()
+        var written = 0
+        var undecodable = 0
+        let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
+        while true {
+            do {
+                guard let entry = try cursor.next() else { break }
+                out.line(bytes: try encoder.encode(RecordReport(entry, now: now)))
+            } catch ModelStoreError.decodingFailed(let key, _, let message) {
+                // The cursor has already stepped past the record, so the dump can go on.
+                if let (entry, codec) = try raw.entry(forKey: key) {
+                    out.line(bytes: try encoder.encode(RecordReport(entry, codec: codec, now: now)))
+                } else {
+                    undecodable += 1
+                    out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))
+                }
+            }
+            written += 1
+            progress.update(completed: written)
+        }
+        out.flush()
+        progress.finish()
+        if undecodable > 0 {
+            throw CommandFailure(
+                status: .failure,
+                message: "\(Format.count(undecodable, "record")) of \(written) could not be read; "
+                    + "see the lines with an \"error\" member.")
+        }
+    }
+}

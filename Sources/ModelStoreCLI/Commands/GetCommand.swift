@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `modelstore get NAME KEY`: one stored model as JSON, with its metadata.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print the model stored under a key, with its metadata.",
+        discussion: """
+            The model is decoded without knowing its Swift type. Records written by the JSON codec \
+            are shown as they were stored; property-list records are converted to JSON; records of \
+            other codecs (binary, custom) are shown as base64 of their encoded bytes. Expired \
+            records are shown too, marked as expired under --policy, and are not removed.
+            """)
+
+    @Argument(help: "The database's name.")
+    var name: String
+
+    @Argument(help: "The key.")
+    var key: String
+
+    @Option(help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    var policy = PolicyArgument(.never)
+
+    @OptionGroup var root: RootOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+        let store = try root.inspector.unchanged(name, policy: policy.policy)
+        defer { try? store.close() }
+        guard let report = try read(from: store) else {
+            throw CommandFailure(
+                status: .notFound,
+                message: "no record with key \(key.debugDescription) in database \(name.debugDescription). "
+                    + "Run `modelstore keys \(name)\(root.suggestionSuffix)` to see the keys.")
+        }
+        if output.json {
+            print(try JSONOutput.pretty(report))
+            return
+        }
+        print("key          \(report.key)")
+        print("codec        \(report.codec)\(report.codec == "json" ? "" : " (shown converted to JSON)")")
+        print("stored at    \(Format.date(report.storedAt))")
+        let expiry = report.expiresAt.map(Format.date) ?? "never"
+        print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
+        print("policy       \(policy.policy)")
+        print("size         \(Format.bytes(report.byteCount))")
+        if let value = report.value {
+            print(try JSONOutput.pretty(value))
+        } else if let payload = report.payloadBase64, let note = report.note {
+            print("note         \(note)")
+            print(payload)
+        }
+    }
+
+    /// The record as JSON, or as raw bytes when its codec is not one the tool can decode.
+    private func read(from store: ModelStore) throws -> RecordReport? {
+        do {
+            return try store.entry(InspectedValue.self, forKey: key).map { RecordReport($0, now: Date()) }
+        } catch ModelStoreError.decodingFailed(_, _, let message) {
+            let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
+            guard let (entry, codec) = try raw.entry(forKey: key) else {
+                throw CommandFailure(
+                    status: .failure, message: "cannot show the record for key \(key.debugDescription): \(message).")
+            }
+            return RecordReport(entry, codec: codec, now: Date())
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import ModelStore
+
+/// `modelstore list`: the databases under the root, with record counts and sizes on disk.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the databases under the root, with record counts and size on disk.",
+        discussion: "Folders without ModelStore's .modelstore marker are not databases and are skipped.")
+
+    @OptionGroup var root: RootOptions
+    @OptionGroup var output: JSONOption
+
+    /// One line of the listing. `records` is nil when the database could not be opened
+    /// (`status` says why: `locked` or `error`).
+    struct Row: Encodable {
+        let name: String
+        let records: Int?
+        let bytesOnDisk: UInt64
+        let status: String
+        let error: String?
+
+        /// Written by hand so `records` prints as null for a database that could not be opened.
+        private enum CodingKeys: String, CodingKey { case name, records, bytesOnDisk, status, error }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(records, forKey: .records)
+            try container.encode(bytesOnDisk, forKey: .bytesOnDisk)
+            try container.encode(status, forKey: .status)
+            try container.encodeIfPresent(error, forKey: .error)
+        }
+    }
+
+    func run() throws {
+        let storeRoot = root.storeRoot
+        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) }
+        if output.json {
+            print(try JSONOutput.pretty(rows))
+            return
+        }
+        guard !rows.isEmpty else {
+            print("No databases under \(storeRoot.path).")
+            return
+        }
+        let nameWidth = max(4, rows.map(\.name.count).max() ?? 0)
+        print(
+            Format.pad("NAME", nameWidth) + "  " + Format.pad("RECORDS", 10, right: true) + "  "
+                + Format.pad("ON DISK", 10, right: true))
+        for row in rows {
+            let records = row.records.map(String.init) ?? row.status
+            print(
+                Format.pad(row.name, nameWidth) + "  " + Format.pad(records, 10, right: true) + "  "
+                    + Format.pad(Format.bytes(row.bytesOnDisk), 10, right: true))
+        }
+    }
+
+    /// Counts every stored record (expired ones too: the listing shows what is on disk).
+    private func row(for name: String, in storeRoot: StoreRoot) -> Row {
+        let bytes = storeRoot.diskUsage(of: name).bytes
+        do {
+            let store = try Inspector(root: storeRoot).unchanged(name)
+            defer { try? store.close() }
+            return Row(name: name, records: try store.count(), bytesOnDisk: bytes, status: "ok", error: nil)
+        } catch let error as ModelStoreError {
+            if case .locked = error {
+                return Row(name: name, records: nil, bytesOnDisk: bytes, status: "locked", error: error.description)
+            }
+            return Row(name: name, records: nil, bytesOnDisk: bytes, status: "error", error: error.description)
+        } catch {
+            return Row(name: name, records: nil, bytesOnDisk: bytes, status: "error", error: "\(error)")
+        }
+    }
+}

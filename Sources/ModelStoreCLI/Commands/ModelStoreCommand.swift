@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `modelstore`: looks inside ModelStore databases and maintains them, the way `sqlite3` or
+/// LevelDB's `leveldbutil` are used.
+struct ModelStoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "modelstore",
+        abstract: "Inspect and maintain ModelStore databases.",
+        discussion: """
+            Exit codes: 0 success, 1 failure, 2 usage error, 3 database or key not found, \
+            4 database in use by another process.
+            """,
+        subcommands: [
+            ListCommand.self, StatsCommand.self, KeysCommand.self, GetCommand.self, DumpCommand.self,
+            SweepCommand.self, CompactCommand.self, DeleteCommand.self, DeleteAllCommand.self,
+        ])
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `modelstore stats NAME`: record counts, sizes and LevelDB's own statistics.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Show a database's record counts, sizes and LevelDB statistics.")
+
+    @Argument(help: "The database's name.")
+    var name: String
+
+    @Option(
+        help: ArgumentHelp("Count records as expired under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    var policy = PolicyArgument(.never)
+
+    @OptionGroup var root: RootOptions
+    @OptionGroup var output: JSONOption
+
+    /// What `--json` prints.
+    struct Report: Encodable {
+        /// Records on disk, and how many of them are fresh or expired under `--policy`.
+        struct Records: Encodable {
+            let total: Int
+            let live: Int
+            let expired: Int
+        }
+
+        /// Sizes in bytes.
+        struct Sizes: Encodable {
+            /// LevelDB's estimate for the key range (compressed, excluding unflushed writes).
+            let approximate: UInt64
+            let onDisk: UInt64
+            let files: Int
+        }
+
+        let name: String
+        let path: String
+        let policy: String
+        let records: Records
+        let sizes: Sizes
+        let leveldbStats: String
+    }
+
+    func run() throws {
+        let inspector = root.inspector
+        let everything = try inspector.unchanged(name)
+        defer { try? everything.close() }
+        let current = try inspector.current(name, policy: policy.policy)
+        defer { try? current.close() }
+
+        let total = try everything.count()
+        let live = try current.count()
+        let usage = root.storeRoot.diskUsage(of: name)
+        let report = Report(
+            name: name,
+            path: everything.url.path,
+            policy: policy.policy.description,
+            records: .init(total: total, live: live, expired: max(0, total - live)),
+            sizes: .init(approximate: try everything.approximateSize(), onDisk: usage.bytes, files: usage.files),
+            leveldbStats: try everything.statistics())
+        if output.json {
+            print(try JSONOutput.pretty(report))
+        } else {
+            printText(report)
+        }
+    }
+
+    private func printText(_ report: Report) {
+        print("database     \(report.name)")
+        print("path         \(report.path)")
+        print("records      \(report.records.total)")
+        print("  live       \(report.records.live)")
+        print("  expired    \(report.records.expired)  (under policy \(report.policy))")
+        print(
+            "size         \(Format.bytes(report.sizes.onDisk)) on disk in \(Format.count(report.sizes.files, "file"))")
+        print("  estimate   \(Format.bytes(report.sizes.approximate))  (LevelDB's estimate; excludes unflushed writes)")
+        print("")
+        print("LevelDB statistics:")
+        print(report.leveldbStats.trimmingCharacters(in: .newlines))
+    }
+}

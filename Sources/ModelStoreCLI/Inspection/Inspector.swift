@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import ModelStore
+
+/// Opens databases for the tool's commands, without ever creating one.
+///
+/// Two kinds of store are handed out:
+/// - ``unchanged(_:policy:)`` for looking inside. ModelStore deletes an expired record when
+///   a read comes across it, and an inspection must not change what it inspects, so this
+///   store's clock is frozen before any record was written: every record reads as fresh and
+///   nothing is purged. Entries still carry their real `expiresAt` (from the policy), and
+///   the tool judges expiry itself against the real time.
+/// - ``current(_:policy:)`` with the real clock, for counting what is live and for sweeping.
+struct Inspector {
+    /// The root the databases live under.
+    let root: StoreRoot
+
+    /// Fails with ``ExitStatus/notFound`` unless `name` is a database under the root.
+    func requireDatabase(_ name: String) throws {
+        guard root.isDatabase(name) else { throw CommandFailure.noDatabase(name, root: root.path) }
+    }
+
+    /// A store that shows every record as it is on disk and changes nothing.
+    ///
+    /// - Parameter codec: The codec that decodes records of its own identifier; by default
+    ///   the JSON codec behind ``InspectedValue``.
+    func unchanged(_ name: String, policy: UpdatePolicy = .never, codec: (any ModelCodec)? = nil) throws -> ModelStore {
+        var configuration = baseConfiguration
+        configuration.now = { Date.distantPast }
+        if let codec { configuration.codec = codec }
+        return try open(name, policy: policy, configuration: configuration)
+    }
+
+    /// A store with the real clock, for live counts and sweeps.
+    func current(_ name: String, policy: UpdatePolicy = .never) throws -> ModelStore {
+        try open(name, policy: policy, configuration: baseConfiguration)
+    }
+
+    private var baseConfiguration: ModelStore.Configuration {
+        var configuration = ModelStore.Configuration()
+        configuration.directory = root.url
+        configuration.codec = InspectedValue.inspectionCodec
+        configuration.logger = Self.logger
+        return configuration
+    }
+
+    /// ModelStore's messages go to standard error, warnings and worse only: standard output
+    /// carries the tool's results, which scripts parse.
+    static let logger: Logger = {
+        var logger = Logger(label: "modelstore", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    private func open(
+        _ name: String, policy: UpdatePolicy, configuration: ModelStore.Configuration
+    ) throws -> ModelStore {
+        // Checked first: opening a name that does not exist would create an empty database.
+        try requireDatabase(name)
+        return try Self.retryingWhileLocked {
+            try ModelStore(name: name, policy: policy, configuration: configuration)
+        }
+    }
+
+    /// Runs `body`, retrying it for a quarter of a second while the database reads as locked.
+    ///
+    /// A database another process is just closing reads as locked for a moment (and a process
+    /// that spawns children keeps its lock in each child until that child execs), so only a
+    /// lock that lasts is reported.
+    static func retryingWhileLocked<Result>(_ body: () throws -> Result) throws -> Result {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch ModelStoreError.locked where attempt < 10 {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.025)
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import ModelStore
+
+/// One record as `get` and `dump` print it: its key, metadata and model.
+///
+/// JSON form (dates in ISO 8601 UTC, `expiresAt` null when the record never expires):
+///
+/// ```json
+/// {"byteCount":71,"codec":"json","expired":false,"expiresAt":null,"key":"user:1",
+///  "storedAt":"2026-11-21T16:09:00Z","value":{"name":"Ada"}}
+/// ```
+///
+/// A record of a codec the tool cannot decode has `"value": null` and instead
+/// `"payloadBase64"` (the encoded model) and a `"note"` that says why.
+struct RecordReport: Encodable {
+    let key: String
+    let codec: String
+    let storedAt: Date
+    let expiresAt: Date?
+    let expired: Bool
+    let byteCount: Int
+    let value: JSONValue?
+    let payloadBase64: String?
+    let note: String?
+
+    /// Describes `entry`, judging expiry against `now` (the real time, not the inspection
+    /// store's frozen clock).
+    init(_ entry: ModelStore.Entry<InspectedValue>, now: Date) {
+        key = entry.key
+        codec = entry.value.codec
+        storedAt = entry.storedAt
+        expiresAt = entry.expiresAt
+        expired = entry.expiresAt.map { now >= $0 } ?? false  // ModelStore's rule: expired at the deadline
+        byteCount = entry.byteCount
+        value = entry.value.json
+        payloadBase64 = nil
+        note = nil
+    }
+
+    /// Describes a record whose payload could not be decoded, from its raw bytes.
+    init(_ entry: ModelStore.Entry<RawPayload>, codec: ModelCodecIdentifier, now: Date) {
+        key = entry.key
+        self.codec = codec.description
+        storedAt = entry.storedAt
+        expiresAt = entry.expiresAt
+        expired = entry.expiresAt.map { now >= $0 } ?? false
+        byteCount = entry.byteCount
+        value = nil
+        payloadBase64 = entry.value.bytes.base64EncodedString()
+        note = "written by the \(codec) codec, which modelstore cannot decode without the model type; "
+            + "payloadBase64 holds the encoded model"
+    }
+
+    /// Written by hand so `expiresAt` and `value` print as null rather than being left out.
+    private enum CodingKeys: String, CodingKey {
+        case key, codec, storedAt, expiresAt, expired, byteCount, value, payloadBase64, note
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(codec, forKey: .codec)
+        try container.encode(Format.date(storedAt), forKey: .storedAt)
+        try container.encode(expiresAt.map(Format.date), forKey: .expiresAt)  // null, not omitted
+        try container.encode(expired, forKey: .expired)
+        try container.encode(byteCount, forKey: .byteCount)
+        try container.encode(value, forKey: .value)
+        try container.encodeIfPresent(payloadBase64, forKey: .payloadBase64)
+        try container.encodeIfPresent(note, forKey: .note)
+    }
+}
+
+/// A `dump` line for a record the tool could not decode.
+struct UndecodableRecordReport: Encodable {
+    let key: String
+    let error: String
+}

@@ -1,0 +1,57 @@
+import ModelStore
+
+/// The exit codes `modelstore` documents, so scripts can tell failures apart.
+enum ExitStatus: Int32 {
+    /// The command did what was asked.
+    case success = 0
+    /// Something failed: damaged files, I/O, an undecodable record.
+    case failure = 1
+    /// The command line was wrong, or a name, key or policy is not allowed.
+    case usage = 2
+    /// The database or key does not exist.
+    case notFound = 3
+    /// Another process has the database open.
+    case locked = 4
+}
+
+/// A failure the tool reports with a message (to stderr) and an ``ExitStatus``.
+struct CommandFailure: Error, CustomStringConvertible {
+    let status: ExitStatus
+    let message: String
+
+    var description: String { message }
+
+    /// The database `name` is not under `root`.
+    static func noDatabase(_ name: String, root: String) -> CommandFailure {
+        CommandFailure(
+            status: .notFound,
+            message: "no database named \(name.debugDescription) under \(root). "
+                + "Run `modelstore list --root \(root)` to see the databases there.")
+    }
+
+    /// Wraps any error: ModelStore's errors keep their advice and get the matching status.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as CommandFailure:
+            self = failure
+        case let error as ModelStoreError:
+            self.init(status: Self.status(for: error), message: error.description)
+        default:
+            self.init(status: .failure, message: String(describing: error))
+        }
+    }
+
+    init(status: ExitStatus, message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    private static func status(for error: ModelStoreError) -> ExitStatus {
+        switch error {
+        case .locked: return .locked
+        case .invalidName, .invalidKey, .invalidPolicy: return .usage
+        case .notAModelStore: return .notFound
+        default: return .failure
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import ModelStore
+import Testing
+
+/// `modelstore delete` and `modelstore delete-all`.
+@Suite struct DeleteCommandTests {
+    @Test func deleteRemovesOnlyThatDatabase() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["a": Book.sample()], in: "authors")
+
+        let result = try ToolProcess.modelstore(["delete", "books"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Deleted database books"))
+        #expect(!fixture.contains("books"))
+        #expect(fixture.contains("authors"))
+    }
+
+    @Test func deleteOfAMissingDatabaseExitsWithNotFound() throws {
+        let fixture = StoreFixture()
+        let result = try ToolProcess.modelstore(["delete", "ghost"] + fixture.rootArguments)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("no database named \"ghost\""))
+    }
+
+    @Test func deleteLeavesAFolderThatIsNotADatabase() throws {
+        let fixture = StoreFixture()
+        let photos = fixture.root.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: photos.appendingPathComponent("cat.jpg"))
+        #expect(try ToolProcess.modelstore(["delete", "photos"] + fixture.rootArguments).status == 3)
+        #expect(FileManager.default.fileExists(atPath: photos.appendingPathComponent("cat.jpg").path))
+    }
+
+    @Test func deleteOfADatabaseOpenElsewhereExitsWithLocked() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        let holder = try fixture.open("books")
+        defer { try? holder.close() }
+        let result = try ToolProcess.modelstore(["delete", "books"] + fixture.rootArguments)
+        #expect(result.status == 4)
+        #expect(fixture.contains("books"))
+    }
+
+    @Test func deleteAllWithoutYesRefusesAndDeletesNothing() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["a": Book.sample()], in: "authors")
+
+        let result = try ToolProcess.modelstore(["delete-all"] + fixture.rootArguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--yes"))
+        #expect(result.stderr.contains("2 databases: authors, books"))
+        #expect(fixture.contains("books") && fixture.contains("authors"))
+    }
+
+    @Test func deleteAllDeletesWhatItCanAndExitsWithLockedForADatabaseOpenElsewhere() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["a": Book.sample()], in: "authors")
+        let holder = try fixture.open("books")
+        defer { try? holder.close() }
+
+        let result = try ToolProcess.modelstore(["delete-all", "--yes"] + fixture.rootArguments)
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("Deleted: authors; still there: books."))
+        #expect(!fixture.contains("authors"))
+        #expect(fixture.contains("books"))
+    }
+
+    @Test func deleteAllWithYesDeletesEveryDatabaseAndNothingElse() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["a": Book.sample()], in: "authors")
+        let notes = fixture.root.appendingPathComponent("notes.txt")
+        try Data("keep".utf8).write(to: notes)
+
+        let result = try ToolProcess.modelstore(["delete-all", "--yes"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Deleted 2 databases"))
+        #expect(!fixture.contains("books") && !fixture.contains("authors"))
+        #expect(FileManager.default.fileExists(atPath: notes.path))
+    }
+}

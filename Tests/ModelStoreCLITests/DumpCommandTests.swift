@@ -1,0 +1,60 @@
+import Foundation
+import ModelStore
+import Testing
+
+/// `modelstore dump`.
+@Suite struct DumpCommandTests {
+    @Test func writesOneJSONLinePerRecordInKeyOrder() throws {
+        let fixture = StoreFixture()
+        let books = Dictionary(uniqueKeysWithValues: (1...250).map { ("book:\(1000 + $0)", Book.sample("Book \($0)")) })
+        try fixture.write(books, in: "books")
+
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        #expect(result.lines.count == 250)
+        let records = try result.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(records.compactMap { $0["key"] as? String } == books.keys.sorted())
+        let first = try #require(records.first)
+        #expect((first["value"] as? [String: Any])?["title"] as? String == "Book 1")
+        #expect(first["storedAt"] is String)
+        #expect(first["expired"] as? Bool == false)
+    }
+
+    @Test func prefixAndPolicyApply() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a:1": Book.sample(), "b:1": Book.sample()], in: "books", storedAgo: 7_200)
+        let result = try ToolProcess.modelstore(
+            ["dump", "books", "--prefix", "a:", "--policy", "middle"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        #expect(result.lines.count == 1)
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(result.lines[0].utf8)) as? [String: Any])
+        #expect(record["key"] as? String == "a:1")
+        #expect(record["expired"] as? Bool == true)
+    }
+
+    @Test func recordsOfOtherCodecsAreDumpedAsBase64AmongTheJSONOnes() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample(), "d": Book.sample()], in: "books")
+        try fixture.write(["b": Book.sample(), "c": Book.sample()], in: "books", codec: ReversedJSONCodec())
+
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        let records = try result.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(records.compactMap { $0["key"] as? String } == ["a", "b", "c", "d"])
+        #expect(records.compactMap { $0["codec"] as? String } == ["json", "custom(7)", "custom(7)", "json"])
+        #expect(records[1]["payloadBase64"] is String)
+        #expect(records[0]["payloadBase64"] == nil)
+    }
+
+    @Test func dumpOfAnEmptyDatabasePrintsNothing() throws {
+        let fixture = StoreFixture()
+        try fixture.write([String: Book](), in: "books")
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+    }
+}
