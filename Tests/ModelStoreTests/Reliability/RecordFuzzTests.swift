@@ -51,8 +51,8 @@ struct RecordFuzzTests {
         }
     }
 
-    /// Random stored records: pure noise, valid headers over noise, and valid records cut
-    /// short or with bytes flipped, from every codec identifier.
+    /// Random stored records: pure noise, valid headers over noise (any codec identifier),
+    /// and real JSON, property-list and binary-codec records cut short or with a byte flipped.
     static func randomRecord(_ random: inout SeededGenerator, now: Double) throws -> [UInt8] {
         switch Int.random(in: 0..<4, using: &random) {
         case 0:
@@ -64,19 +64,12 @@ struct RecordFuzzTests {
             RecordHeader(storedAt: now, expiresAt: expiresAt, codec: codec).write(to: &bytes)
             return bytes + random.bytes(Int.random(in: 0...64, using: &random))
         default:
+            // A real record from one of the built-in codecs, then cut short or flipped below.
+            let codecs: [any ModelCodec] = [JSONModelCodec(), PropertyListModelCodec(), BinaryModelCodec()]
+            let codec = codecs.randomElement(using: &random)!
             var bytes: [UInt8] = []
-            let useJSON = Bool.random(using: &random)
-            RecordHeader(storedAt: now, expiresAt: nil, codec: useJSON ? .json : .propertyList).write(to: &bytes)
-            let user = User.sample("fuzz\(random.next() % 1000)")
-            let payload: Data
-            if useJSON {
-                payload = try JSONEncoder().encode(user)
-            } else {
-                let encoder = PropertyListEncoder()
-                encoder.outputFormat = .binary
-                payload = try encoder.encode(user)
-            }
-            bytes += payload
+            RecordHeader(storedAt: now, expiresAt: nil, codec: codec.identifier).write(to: &bytes)
+            try codec.encode(User.sample("fuzz\(random.next() % 1000)"), appendingTo: &bytes)
             if Bool.random(using: &random) {
                 bytes.removeLast(Int.random(in: 1...bytes.count - 11, using: &random))
             } else {
