@@ -15,7 +15,7 @@ struct StickyWriteFailureTests {
     @Test(
         "On a full disk the failed write throws io, later writes throw writesDisabled even after space is freed, reads work, and a reopen finds every acknowledged write",
         .enabled(if: SmallFileSystem.unavailableReason == nil, "tmpfs cannot be mounted here (reason printed above)"))
-    func fullDisk() throws {
+    func fullDisk() async throws {
         let fileSystem = try SmallFileSystem.mount(megabytes: 4).get()
         var configuration = Fixture().quietConfiguration
         configuration.directory = URL(fileURLWithPath: fileSystem.path + "/root")
@@ -50,6 +50,11 @@ struct StickyWriteFailureTests {
         #expect(errorCase { try store.set(Data([1]), forKey: "later") } == "writesDisabled")
         #expect(errorCase { try store.removeObject(forKey: "k0") } == "writesDisabled")
         #expect(errorCase { try store.removeObjects(forKeys: ["k1", "k2"]) } == "writesDisabled")
+        #expect(errorCase { try store.write { try $0.set(Data([1]), forKey: "batch") } } == "writesDisabled")
+        do {
+            try await store.importObjects([Data([1])], key: { _ in "imported" })
+            Issue.record("expected writesDisabled from an import")
+        } catch ModelStoreError.writesDisabled {}
         do {
             try store.set(Data([1]), forKey: "later")
         } catch let ModelStoreError.writesDisabled(_, first) {
@@ -66,6 +71,8 @@ struct StickyWriteFailureTests {
         let reopened = try ModelStore(name: "db", policy: .never, configuration: configuration)
         for (key, value) in acknowledged { #expect(try reopened.object(Data.self, forKey: key) == value, "\(key)") }
         #expect(try reopened.contains("later") == false)
+        #expect(try reopened.contains("batch") == false)
+        #expect(try reopened.contains("imported") == false)
         try reopened.set(Data([2]), forKey: "later")
         #expect(try reopened.object(Data.self, forKey: "later") == Data([2]))
         try reopened.close()
