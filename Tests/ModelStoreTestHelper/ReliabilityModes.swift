@@ -58,7 +58,7 @@ func writeMixed(root: String, name: String, start: Int, seed: UInt64, sync: Bool
             say("begin \(op) del \(key)")
             try store.removeObject(forKey: key)
         case 6:
-            let keys = Set((0..<Int.random(in: 2...6, using: &random)).map { _ in "m\(Int.random(in: 0..<64, using: &random))" })
+            let keys = randomKeys(Int.random(in: 2...6, using: &random), random: &random)
             say("begin \(op) delmany \(keys.sorted().joined(separator: ","))")
             try store.removeObjects(forKeys: keys)
         default:
@@ -99,8 +99,12 @@ func writeBatch(_ store: ModelStore, op: Int, random: inout HelperGenerator) thr
 func importChunks(_ store: ModelStore, firstOp: Int, random: inout HelperGenerator) throws -> Int {
     let chunkCount = Int.random(in: 2...4, using: &random)
     let chunks = (0..<chunkCount).map { _ in randomKeys(4, random: &random) }
-    let items = chunks.enumerated().flatMap { index, keys in keys.map { ImportItem(key: $0, record: CrashRecord(op: firstOp + index)) } }
-    let line: @Sendable (Int) -> String = { index in "begin \(firstOp + index) import \(chunks[index].joined(separator: ","))" }
+    let items = chunks.enumerated().flatMap { index, keys in
+        keys.map { ImportItem(key: $0, record: CrashRecord(op: firstOp + index)) }
+    }
+    let line: @Sendable (Int) -> String = { index in
+        "begin \(firstOp + index) import \(chunks[index].joined(separator: ","))"
+    }
     say(line(0))
     try blocking {
         _ = try await store.importObjects(items, key: \.key, batchSize: 4) { progress in
@@ -192,11 +196,14 @@ func exhaustDescriptors(root: String, name: String, limit: Int) throws {
         spare.append(fd)
     }
     say("read-failed \(errorCaseOf { _ = try big.object(String.self, forKey: "k0") })")
-    say("open-starved \(errorCaseOf { try ModelStore(name: "starved", policy: .never, configuration: configuration).close() })")
+    func openAndClose(_ name: String) throws {
+        try ModelStore(name: name, policy: .never, configuration: configuration).close()
+    }
+    say("open-starved \(errorCaseOf { try openAndClose("starved") })")
     for fd in spare { close(fd) }
     for store in stores { try store.close() }
     say("read-after \(errorCaseOf { _ = try big.object(String.self, forKey: "k0") })")
-    say("open-after \(errorCaseOf { try ModelStore(name: "late", policy: .never, configuration: configuration).close() })")
+    say("open-after \(errorCaseOf { try openAndClose("late") })")
 }
 
 func openWithPolicy(root: String, name: String, policy: String, asNobody: Bool) {

@@ -64,8 +64,8 @@ enum DatabaseFiles {
         guard !names.contains("CURRENT") else { return }
         let data = names.filter { [.writeAheadLog, .table].contains(kind(ofName: $0)) }
         guard !data.isEmpty else { return }  // a new database, or one whose creation was interrupted
-        throw LevelDBFailure(
-            message: "Corruption: CURRENT file is missing but the database has data files (\(data.joined(separator: ", ")))")
+        let files = data.joined(separator: ", ")
+        throw LevelDBFailure(message: "Corruption: CURRENT file is missing but the database has data files (\(files))")
     }
 
     // MARK: - Reset
@@ -87,7 +87,8 @@ enum DatabaseFiles {
                     do {
                         try FileManager.default.removeItem(atPath: path)  // does not follow links inside
                     } catch {
-                        throw .io(path: path, message: "cannot delete LevelDB's lost files: \(error.localizedDescription)")
+                        throw .io(
+                            path: path, message: "cannot delete LevelDB's lost files: \(error.localizedDescription)")
                     }
                 } else if unlink(path) != 0 {
                     throw .io(path: path, message: "cannot delete: \(StoreDirectory.lastErrorMessage())")

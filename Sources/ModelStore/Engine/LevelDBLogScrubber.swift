@@ -87,7 +87,8 @@ enum LevelDBLogScrubber {
         for offset in damaged {
             let written = padding.withUnsafeBytes { pwrite(fd, $0.baseAddress, 3, off_t(offset + 4)) }
             guard written == 3 else {
-                throw .io(path: path, message: "cannot neutralise a damaged log record: \(StoreDirectory.lastErrorMessage())")
+                let reason = StoreDirectory.lastErrorMessage()
+                throw .io(path: path, message: "cannot neutralise a damaged log record: \(reason)")
             }
         }
         guard fsync(fd) == 0 else {

@@ -32,6 +32,7 @@ public enum CorruptionPolicy: Sendable, Hashable {
 }
 
 extension CorruptionPolicy: CustomStringConvertible {
+    /// The case's name, as it appears in ModelStore's log metadata.
     public var description: String {
         switch self {
         case .fail: return "fail"

@@ -61,8 +61,8 @@ extension ModelStore {
         /// it; lock, permission and disk-full errors are thrown without touching any file.
         public var corruptionPolicy: CorruptionPolicy = .fail
 
-        /// The largest encoded record a write accepts. Always ``ModelStore/maximumRecordLength``
-        /// in use; tests lower it to prove the size check without allocating 4 GiB.
+        /// The largest encoded record a write accepts: ``ModelStore/maximumRecordLength``
+        /// outside tests, which lower it to prove the size check without allocating 4 GiB.
         var recordLengthLimit: Int = ModelStore.maximumRecordLength
 
         /// The most files LevelDB keeps open for one database.

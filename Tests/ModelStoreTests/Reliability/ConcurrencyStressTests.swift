@@ -97,7 +97,9 @@ struct ConcurrencyStressTests {
             model = Array(repeating: [:], count: stores.count)
         }
 
-        mutating func key() -> String { "t\(owner):k\(Int.random(in: 0..<ConcurrencyStressTests.keysPerThread, using: &random))" }
+        mutating func key() -> String {
+            "t\(owner):k\(Int.random(in: 0..<ConcurrencyStressTests.keysPerThread, using: &random))"
+        }
 
         func check(_ condition: Bool, _ message: @autoclosure () -> String) {
             if !condition { problemLog.append("thread \(owner): \(message())") }
@@ -116,7 +118,8 @@ struct ConcurrencyStressTests {
             case 30..<55:
                 let key = key()
                 let read = try store.object(Item.self, forKey: key)
-                check(read == model[database][key], "get \(key): \(String(describing: read)) != \(String(describing: model[database][key]))")
+                let expected = model[database][key]
+                check(read == expected, "get \(key): \(String(describing: read)) != \(String(describing: expected))")
             case 55..<65:
                 let key = key()
                 try store.removeObject(forKey: key)

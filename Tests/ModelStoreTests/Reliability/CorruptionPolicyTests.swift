@@ -19,8 +19,9 @@ struct CorruptionPolicyTests {
         try damageLog(sample)
         let before = try snapshotOfFiles(sample.url)
         let logs = LogCapture()
-        #expect(errorCase { _ = try ModelStore(name: "db", policy: .never, configuration: fixture.configuration(logs: logs)) }
-            == "corrupted")
+        let configuration = fixture.configuration(logs: logs)
+        let outcome = errorCase { _ = try ModelStore(name: "db", policy: .never, configuration: configuration) }
+        #expect(outcome == "corrupted")
         #expect(try snapshotOfFiles(sample.url) == before)
         let entry = try #require(logs.all.first { $0.level == .error })
         #expect(entry.metadata["corruptionPolicy"] == "fail")

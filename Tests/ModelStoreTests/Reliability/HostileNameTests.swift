@@ -19,7 +19,8 @@ struct HostileNameTests {
         case 0: return String(repeating: "x", count: Int.random(in: 195...205, using: &random))
         case 1: return String(repeating: "é", count: Int.random(in: 98...102, using: &random))
         default:
-            return (0..<Int.random(in: 1...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let count = Int.random(in: 1...8, using: &random)
+            return (0..<count).map { _ in pieces.randomElement(using: &random)! }.joined()
         }
     }
 
@@ -86,7 +87,8 @@ struct HostileNameTests {
         let outside = TemporaryDirectory()
         try Data(StoreDirectory.markerContents).write(to: outside.url.appendingPathComponent("marker"))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: folder + "/.modelstore", withDestinationPath: outside.path + "/marker")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder + "/.modelstore", withDestinationPath: outside.path + "/marker")
         #expect(errorCase { _ = try fixture.openQuietly("db") } == "notAModelStore")
         #expect(errorCase { _ = try ModelStore.repair(named: "db", in: fixture.directory.url) } == "notAModelStore")
         #expect(errorCase { try ModelStore.deleteDatabase(named: "db", in: fixture.directory.url) } == "notAModelStore")

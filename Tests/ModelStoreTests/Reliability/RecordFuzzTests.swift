@@ -14,7 +14,9 @@ struct RecordFuzzTests {
         if bytes.count > 1, Bool.random(using: &random) { bytes[1] = UInt8.random(in: 0...1, using: &random) }
         if bytes.count >= 11, Int.random(in: 0..<4, using: &random) == 0 {
             // Special doubles: NaN, infinities, -0, subnormals.
-            let special: [Double] = [.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+            let special: [Double] = [
+                .nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+            ]
             var bits = special.randomElement(using: &random)!.bitPattern.littleEndian
             withUnsafeBytes(of: &bits) { bytes.replaceSubrange(3..<11, with: $0) }
         }
@@ -59,7 +61,8 @@ struct RecordFuzzTests {
             return headerLikeBytes(&random)
         case 1:
             var bytes: [UInt8] = []
-            let expiresAt: Double? = Bool.random(using: &random) ? now + Double.random(in: -100...100, using: &random) : nil
+            let offset = Double.random(in: -100...100, using: &random)
+            let expiresAt: Double? = Bool.random(using: &random) ? now + offset : nil
             let codec = ModelCodecIdentifier(rawValue: UInt8.random(in: 0...255, using: &random))
             RecordHeader(storedAt: now, expiresAt: expiresAt, codec: codec).write(to: &bytes)
             return bytes + random.bytes(Int.random(in: 0...64, using: &random))

@@ -112,10 +112,13 @@ struct RepairTests {
         try SampleDatabase(elsewhere, name: "real", count: 10, placement: .log)
         try manager.createSymbolicLink(atPath: root + "/link", withDestinationPath: elsewhere.directory.path + "/real")
 
-        #expect(errorCase { _ = try ModelStore.repair(named: "missing", in: fixture.directory.url) } == "notAModelStore")
-        #expect(errorCase { _ = try ModelStore.repair(named: "foreign", in: fixture.directory.url) } == "notAModelStore")
-        #expect(errorCase { _ = try ModelStore.repair(named: "link", in: fixture.directory.url) } == "notAModelStore")
-        #expect(errorCase { _ = try ModelStore.repair(named: "../x", in: fixture.directory.url) } == "invalidName")
+        func repair(_ name: String) -> String? {
+            errorCase { _ = try ModelStore.repair(named: name, in: fixture.directory.url) }
+        }
+        #expect(repair("missing") == "notAModelStore")
+        #expect(repair("foreign") == "notAModelStore")
+        #expect(repair("link") == "notAModelStore")
+        #expect(repair("../x") == "invalidName")
         let nowhere = fixture.directory.url.appendingPathComponent("no-such-root")
         #expect(errorCase { _ = try ModelStore.repair(named: "db", in: nowhere) } == "notAModelStore")
 

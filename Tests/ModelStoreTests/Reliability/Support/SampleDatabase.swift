@@ -62,7 +62,8 @@ struct SampleDatabase {
     func readAll(configuration: ModelStore.Configuration? = nil) throws -> [Outcome: Int]? {
         let store: ModelStore
         do {
-            store = try ModelStore(name: name, policy: .never, configuration: configuration ?? fixture.quietConfiguration)
+            let configuration = configuration ?? fixture.quietConfiguration
+            store = try ModelStore(name: name, policy: .never, configuration: configuration)
         } catch ModelStoreError.corrupted {
             return nil
         }

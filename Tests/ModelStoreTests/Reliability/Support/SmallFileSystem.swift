@@ -21,7 +21,8 @@ final class SmallFileSystem {
         let directory = TemporaryDirectory()
         let result = Glibc.mount("tmpfs", directory.path, "tmpfs", 0, "size=\(megabytes)m,mode=0755")
         guard result == 0 else {
-            return .failure(SkipReason("cannot mount a tmpfs (\(String(cString: strerror(errno)))); needs root with CAP_SYS_ADMIN"))
+            let reason = String(cString: strerror(errno))
+            return .failure(SkipReason("cannot mount a tmpfs (\(reason)); needs root with CAP_SYS_ADMIN"))
         }
         return .success(SmallFileSystem(directory: directory))
         #else
