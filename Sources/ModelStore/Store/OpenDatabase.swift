@@ -52,6 +52,28 @@ final class OpenDatabase: @unchecked Sendable {
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
     }
 
+    /// Runs compactions that sweeps request, one at a time, off the callers' threads.
+    private let maintenance = DispatchQueue(label: "ModelStore.maintenance", qos: .utility)
+
+    /// Compacts `[start, limit]` in the background, so space held by just-deleted records
+    /// is given back without making the caller wait. Skipped if the database closes first.
+    func scheduleCompaction(start: [UInt8], limit: [UInt8]) {
+        maintenance.async { [engine, logger, path] in
+            do {
+                try engine.compact(start: start, limit: limit)
+            } catch is EngineClosed {
+                return
+            } catch {
+                logger.warning("Background compaction failed", metadata: ["database": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Waits until background compactions requested so far have finished.
+    func waitForMaintenance() {
+        maintenance.sync {}
+    }
+
     /// Closes LevelDB, then releases the directory lock.
     func shutdown() {
         engine.close()
