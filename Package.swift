@@ -80,7 +80,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStoreTestHelper"],
+            dependencies: ["ModelStore", "ModelStoreTestHelper", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
     ],

@@ -51,6 +51,9 @@ case "open":
         say(caseName(error))
     }
 default:
-    FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
-    exit(64)
+    // More modes, for the reliability tests, live in ReliabilityModes.swift.
+    guard runReliabilityMode(command, root: root, name: name, extra: Array(arguments.dropFirst(4))) else {
+        FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
+        exit(64)
+    }
 }

@@ -207,3 +207,26 @@ struct NamedDatabaseTests {
         #expect(errorCase { _ = try fixture.open("db") } == "io")
     }
 }
+
+@Suite("Opening and closing from many threads")
+struct OpenCloseRaceTests {
+    @Test("Concurrent open/close cycles of one database never report locked in-process")
+    func noSpuriousLockedInProcess() async throws {
+        let fixture = Fixture()
+        let configuration = fixture.configuration
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    for round in 0..<150 {
+                        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+                        try store.set(round, forKey: "t\(task)")
+                        try store.close()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let store = try fixture.open("db")
+        #expect(try store.object(Int.self, forKey: "t0") == 149)
+    }
+}

@@ -10,6 +10,8 @@ struct EngineOptions: Sendable, Hashable {
     var paranoidChecks: Bool
     var maxOpenFiles: Int
     var blockSize: Int
+    /// What to do when the database turns out to be damaged at open (not a LevelDB option).
+    var corruptionPolicy: CorruptionPolicy = .fail
 }
 
 /// Owns the C objects an open database needs for as long as it is open.

@@ -38,6 +38,9 @@ final class LevelDB: @unchecked Sendable {
         self.path = path
         self.openOptions = openOptions
         readOptions = leveldb_readoptions_create()
+        // Verify block checksums on every read: without it a damaged table block that still
+        // decompresses (or was stored uncompressed) is returned as a wrong value.
+        leveldb_readoptions_set_verify_checksums(readOptions, 1)
         asyncWriteOptions = leveldb_writeoptions_create()
         syncWriteOptions = leveldb_writeoptions_create()
         leveldb_writeoptions_set_sync(syncWriteOptions, 1)
@@ -210,6 +213,7 @@ final class LevelDB: @unchecked Sendable {
             defer { leveldb_readoptions_destroy(options) }  // LevelDB copies read options
             if let snapshot { leveldb_readoptions_set_snapshot(options, snapshot.snapshot) }
             leveldb_readoptions_set_fill_cache(options, fillCache ? 1 : 0)
+            leveldb_readoptions_set_verify_checksums(options, 1)
             guard let iterator = leveldb_create_iterator(db, options) else { throw EngineClosed() }
             let id = register(.iterator(iterator))
             return LevelDBIterator(database: self, id: id, iterator: iterator)

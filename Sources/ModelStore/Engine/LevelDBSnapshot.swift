@@ -19,6 +19,7 @@ final class LevelDBSnapshot: @unchecked Sendable {
         self.snapshot = snapshot
         readOptions = leveldb_readoptions_create()
         leveldb_readoptions_set_snapshot(readOptions, snapshot)
+        leveldb_readoptions_set_verify_checksums(readOptions, 1)  // as LevelDB.readOptions: no wrong values
     }
 
     deinit {
@@ -84,6 +85,7 @@ final class LevelDBIterator {
         try database.withHandle { _ in
             var seen = 0
             while seen < limit, leveldb_iter_valid(iterator) != 0 {
+                try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }  // see withCurrent
                 var keyLength = 0
                 var valueLength = 0
                 let key = leveldb_iter_key(iterator, &keyLength)
@@ -95,9 +97,7 @@ final class LevelDBIterator {
                 leveldb_iter_next(iterator)
                 if !proceed { break }
             }
-            if leveldb_iter_valid(iterator) == 0 {
-                try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
-            }
+            try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
             return seen
         }
     }
@@ -110,10 +110,11 @@ final class LevelDBIterator {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Result
     ) throws -> Result? {
         try database.withHandle { _ in
-            guard leveldb_iter_valid(iterator) != 0 else {
-                try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
-                return nil
-            }
+            // Checked on every step, not only at the end: LevelDB's iterator skips a block it
+            // cannot read and only remembers the error, so a walk over a key range that ends
+            // before the database does would otherwise miss the damaged block's records silently.
+            try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
+            guard leveldb_iter_valid(iterator) != 0 else { return nil }
             var keyLength = 0
             var valueLength = 0
             let key = leveldb_iter_key(iterator, &keyLength)

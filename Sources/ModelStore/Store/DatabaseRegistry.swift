@@ -49,15 +49,17 @@ final class DatabaseRegistry: @unchecked Sendable {
     }
 
     /// Returns a lease; the last one closes the database.
+    ///
+    /// The database is closed while the registry is locked: closed and out of the table in
+    /// one step, so an open of the same path in this process never finds our own directory
+    /// lock still held and reports a spurious `locked`. Nothing that holds the engine's lock
+    /// ever waits for the registry's, so waiting here for calls in flight cannot deadlock.
     func release(_ database: OpenDatabase) {
-        let closing = lock.withLock { () -> Bool in
-            guard databases[database.path] === database else { return false }
+        lock.withLock {
+            guard databases[database.path] === database else { return }
             database.leases -= 1
-            guard database.leases == 0 else { return false }
+            guard database.leases == 0 else { return }
             databases[database.path] = nil
-            return true
-        }
-        if closing {
             database.shutdown()
             database.logger.debug("Closed database", metadata: ["database": "\(database.path)"])
         }

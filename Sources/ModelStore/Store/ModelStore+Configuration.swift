@@ -56,6 +56,15 @@ extension ModelStore {
         /// log instead of silently dropping the records in it.
         public var paranoidChecks: Bool = true
 
+        /// What to do when a database turns out to be damaged as it opens: throw (the
+        /// default), repair it, or delete its files and start empty. Only damage triggers
+        /// it; lock, permission and disk-full errors are thrown without touching any file.
+        public var corruptionPolicy: CorruptionPolicy = .fail
+
+        /// The largest encoded record a write accepts: ``ModelStore/maximumRecordLength``
+        /// outside tests, which lower it to prove the size check without allocating 4 GiB.
+        var recordLengthLimit: Int = ModelStore.maximumRecordLength
+
         /// The most files LevelDB keeps open for one database.
         public var maxOpenFiles: Int = 500
 
@@ -100,7 +109,8 @@ extension ModelStore {
                 compression: usesSnappyCompression,
                 paranoidChecks: paranoidChecks,
                 maxOpenFiles: max(16, maxOpenFiles),
-                blockSize: max(1 << 10, blockSize))
+                blockSize: max(1 << 10, blockSize),
+                corruptionPolicy: corruptionPolicy)
         }
     }
 

@@ -12,9 +12,10 @@ extension ModelStore {
     ///
     /// A sweep reads only record headers; it never decodes a model. It works in chunks, each
     /// holding off other writers only briefly and re-checking records under that hold, so it
-    /// never removes a record that was just rewritten. After removing many records it compacts
-    /// the affected key range, because LevelDB keeps deleted data on disk until a compaction
-    /// rewrites it.
+    /// never removes a record that was just rewritten. After removing 1,000 records or more it
+    /// starts a compaction of the affected key range on a background queue, because LevelDB
+    /// keeps deleted data on disk until a compaction rewrites it; the sweep returns without
+    /// waiting for it. Call ``compact(in:)`` to compact and wait.
     ///
     /// - Complexity: O(*n*) in the records in the database.
     /// - Throws: A write error as ``set(_:forKey:)``; ``ModelStoreError/closed(path:)``.
@@ -32,7 +33,7 @@ extension ModelStore {
         if outcome.removed >= Sweeper.compactionThreshold, let first = outcome.firstRemovedKey,
             let last = outcome.lastRemovedKey
         {
-            try database.run { engine in try engine.compact(start: first, limit: last) }
+            database.scheduleCompaction(start: first, limit: last)
         }
         if outcome.removed > 0 {
             database.logger.debug(

@@ -65,7 +65,7 @@ extension ModelStore {
         /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.
         func validate() throws(ModelStoreError) {
             if let deferredError { throw deferredError }
-            if batch.byteCount > ModelStore.maximumRecordLength {
+            if batch.byteCount > store.configuration.recordLengthLimit {
                 throw .valueTooLarge(key: keys.first ?? "", byteCount: batch.byteCount)
             }
         }

@@ -64,7 +64,7 @@ extension ModelStore {
             throw ModelStoreError.encodingFailed(
                 key: key, type: String(describing: Value.self), message: describeCodingError(error))
         }
-        guard buffer.count <= Self.maximumRecordLength else {
+        guard buffer.count <= configuration.recordLengthLimit else {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
         return buffer

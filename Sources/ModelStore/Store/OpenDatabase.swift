@@ -43,17 +43,35 @@ final class OpenDatabase: @unchecked Sendable {
         path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger
     ) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
-        do {
-            engine = try LevelDB(path: path, options: options)
-        } catch {
-            throw error.storeError(path: path)
-        }
+        engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
         self.lock = lock
         self.path = path
         self.name = name
         self.root = root
         self.logger = logger
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
+    }
+
+    /// Runs compactions that sweeps request, one at a time, off the callers' threads.
+    private let maintenance = DispatchQueue(label: "ModelStore.maintenance", qos: .utility)
+
+    /// Compacts `[start, limit]` in the background, so space held by just-deleted records
+    /// is given back without making the caller wait. Skipped if the database closes first.
+    func scheduleCompaction(start: [UInt8], limit: [UInt8]) {
+        maintenance.async { [engine, logger, path] in
+            do {
+                try engine.compact(start: start, limit: limit)
+            } catch is EngineClosed {
+                return
+            } catch {
+                logger.warning("Background compaction failed", metadata: ["database": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Waits until background compactions requested so far have finished.
+    func waitForMaintenance() {
+        maintenance.sync {}
     }
 
     /// Closes LevelDB, then releases the directory lock.

@@ -85,7 +85,7 @@ enum StoreDirectory {
             throw .io(path: path, message: "the database directory vanished while it was being created")
         case .foreign:
             var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, isEmptyDirectory(path) else {
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, try isEmptyDirectory(path) else {
                 throw .notAModelStore(path: path)
             }
             try writeMarker(in: path)
@@ -104,9 +104,20 @@ enum StoreDirectory {
         }
     }
 
-    private static func isEmptyDirectory(_ path: String) -> Bool {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else { return false }
-        return entries.isEmpty
+    /// Throws `io` when the folder cannot be listed (for example with no file descriptors
+    /// left), rather than mistaking our own new folder for a foreign one.
+    private static func isEmptyDirectory(_ path: String) throws(ModelStoreError) -> Bool {
+        guard let directory = opendir(path) else {
+            throw .io(path: path, message: "cannot list the database directory: \(lastErrorMessage())")
+        }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { return false }
+        }
+        return true
     }
 
     /// Removes a database directory: renames it out of the way, then deletes the renamed tree
@@ -163,7 +174,13 @@ final class DirectoryLock: Sendable {
     /// Releases the lock. Safe to call more than once.
     func unlock() {
         descriptor.withLock { fd in
-            if let open = fd { _ = closeDescriptor(open) }  // closing the descriptor releases the flock
+            if let open = fd {
+                // Unlock explicitly before closing: a child process this process is spawning
+                // holds a copy of the descriptor until its exec, and the flock would otherwise
+                // outlive our close and make the next open here fail with `locked`.
+                _ = flock(open, LOCK_UN)
+                _ = closeDescriptor(open)
+            }
             fd = nil
         }
     }

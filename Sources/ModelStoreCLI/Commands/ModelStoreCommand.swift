@@ -12,6 +12,6 @@ struct ModelStoreCommand: ParsableCommand {
             """,
         subcommands: [
             ListCommand.self, StatsCommand.self, KeysCommand.self, GetCommand.self, DumpCommand.self,
-            SweepCommand.self, CompactCommand.self, DeleteCommand.self, DeleteAllCommand.self,
+            SweepCommand.self, CompactCommand.self, RepairCommand.self, DeleteCommand.self, DeleteAllCommand.self,
         ])
 }

@@ -1,0 +1,42 @@
+import Foundation
+@testable import ModelStore
+
+/// Damages LevelDB's files the way failing disks and careless tools do.
+enum FileDamage {
+    /// Flips the bits of `mask` in the byte at `offset` (negative: from the end).
+    static func flipByte(in path: String, at offset: Int, mask: UInt8 = 0x40) throws {
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let index = offset < 0 ? bytes.count + offset : offset
+        bytes[index] ^= mask
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Replaces the file's contents.
+    static func overwrite(_ path: String, with contents: [UInt8]) throws {
+        try Data(contents).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Shortens the file to `length` bytes.
+    static func truncate(_ path: String, to length: Int) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(length))
+        try handle.close()
+    }
+
+    static func size(of path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// The paths of the database's files of one kind, sorted by name.
+    static func files(_ kind: DatabaseFiles.Kind, in directory: URL) -> [String] {
+        DatabaseFiles.names(in: directory.path)
+            .filter { DatabaseFiles.kind(ofName: $0) == kind }
+            .map { directory.path + "/" + $0 }
+    }
+
+    /// Copies a database directory (closed) so each damage case starts from the same bytes.
+    static func copyDatabase(_ source: URL, to destination: URL) throws {
+        try? FileManager.default.removeItem(at: destination)
+        try FileManager.default.copyItem(at: source, to: destination)
+    }
+}
