@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmarks are a package of their own so that ModelStore's users never resolve GRDB or
+// any other benchmark-only dependency.
+//
+// Run them from this directory with:
+//
+//     swift run -c release modelstore-bench            # 100,000 records
+//     swift run -c release modelstore-bench --full     # 100,000 and 1,000,000 records
+
+/// Settings every Swift target shares, as in the root package.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ModelStoreBenchmarks",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "modelstore-bench", targets: ["ModelStoreBenchmarks"]),
+    ],
+    dependencies: [
+        .package(name: "ModelStore", path: "../"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // LevelDB's C API for the baseline contenders. The root package's CLevelDB module is
+        // internal to ModelStore, so the benchmarks bind the same system library themselves.
+        .systemLibrary(
+            name: "CLevelDBBaseline",
+            providers: [.apt(["libleveldb-dev", "libsnappy-dev"]), .brew(["leveldb"])]
+        ),
+        // Counts every allocation in the process (see MallocCounter.c).
+        .target(name: "CMallocCounter"),
+        .executableTarget(
+            name: "ModelStoreBenchmarks",
+            dependencies: [
+                "CLevelDBBaseline",
+                "CMallocCounter",
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

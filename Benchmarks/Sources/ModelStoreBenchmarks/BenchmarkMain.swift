@@ -1,0 +1,48 @@
+import Foundation
+
+/// The `modelstore-bench` executable: the coordinator by default, or one worker when the
+/// coordinator spawns it (see ``Command``).
+@main
+enum BenchmarkMain {
+    static func main() async {
+        do {
+            let command = try Command.parse(
+                Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+            switch command {
+            case .help:
+                print(Command.usage)
+            case .coordinate(let options):
+                try await Coordinator(options: options).run()
+            case .worker(let contender, let records, let directory, let reportPath):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let sampler = AnonymousMemorySampler()
+                let samples = try await runWorkloads(of: contender, records: records, directory: directory)
+                try write(
+                    WorkerReport(
+                        contender: contender, records: records, samples: samples,
+                        peakResidentBytes: peakResidentBytes(), peakAnonymousBytes: sampler.stop()),
+                    to: reportPath)
+            case .tuning(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
+            case .memoryCheck(let phase, let records, let directory, let reportPath):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let sampler = AnonymousMemorySampler()
+                let sample = try await runMemoryCheck(phase, records: records, directory: directory)
+                try write(
+                    WorkerReport(
+                        contender: .modelStoreJSON, records: records, samples: [sample],
+                        peakResidentBytes: peakResidentBytes(), peakAnonymousBytes: sampler.stop()),
+                    to: reportPath)
+            }
+        } catch {
+            log("modelstore-bench: \(error)")
+            exit(1)
+        }
+    }
+
+    private static func write(_ report: WorkerReport, to path: String) throws {
+        try JSONEncoder().encode(report).write(to: URL(fileURLWithPath: path))
+    }
+}

@@ -1,0 +1,67 @@
+import ModelStore
+
+/// LevelDB settings in one place, so a ModelStore contender and the C API that compacts its
+/// files open LevelDB identically (a compaction without the filter policy would write tables
+/// without bloom filters).
+struct LevelDBTuning: Sendable, Hashable {
+    var blockCacheSize: Int
+    var writeBufferSize: Int
+    var bloomFilterBitsPerKey: Int
+    var usesSnappyCompression: Bool
+    var paranoidChecks: Bool
+    var maxOpenFiles: Int
+    var blockSize: Int
+
+    /// LevelDB 1.23's own defaults (`include/leveldb/options.h`): an 8 MiB block cache that
+    /// LevelDB creates itself, a 4 MiB write buffer, no filter policy, Snappy, no paranoid
+    /// checks, 1,000 open files and 4 KiB blocks.
+    static let levelDBDefaults = LevelDBTuning(
+        blockCacheSize: 8 << 20, writeBufferSize: 4 << 20, bloomFilterBitsPerKey: 0,
+        usesSnappyCompression: true, paranoidChecks: false, maxOpenFiles: 1_000, blockSize: 4 << 10)
+
+    /// ModelStore's defaults, read from the library so they can never drift from it.
+    static var modelStoreDefaults: LevelDBTuning {
+        LevelDBTuning(ModelStore.Configuration())
+    }
+
+    /// The defaults this report proposes for ModelStore (see PERFORMANCE.md): ModelStore's
+    /// current defaults with a 16 MiB write buffer.
+    static var proposed: LevelDBTuning {
+        var tuning = modelStoreDefaults
+        tuning.writeBufferSize = 16 << 20
+        return tuning
+    }
+
+    init(
+        blockCacheSize: Int, writeBufferSize: Int, bloomFilterBitsPerKey: Int,
+        usesSnappyCompression: Bool, paranoidChecks: Bool, maxOpenFiles: Int, blockSize: Int
+    ) {
+        self.blockCacheSize = blockCacheSize
+        self.writeBufferSize = writeBufferSize
+        self.bloomFilterBitsPerKey = bloomFilterBitsPerKey
+        self.usesSnappyCompression = usesSnappyCompression
+        self.paranoidChecks = paranoidChecks
+        self.maxOpenFiles = maxOpenFiles
+        self.blockSize = blockSize
+    }
+
+    init(_ configuration: ModelStore.Configuration) {
+        self.init(
+            blockCacheSize: configuration.blockCacheSize, writeBufferSize: configuration.writeBufferSize,
+            bloomFilterBitsPerKey: configuration.bloomFilterBitsPerKey,
+            usesSnappyCompression: configuration.usesSnappyCompression,
+            paranoidChecks: configuration.paranoidChecks, maxOpenFiles: configuration.maxOpenFiles,
+            blockSize: configuration.blockSize)
+    }
+
+    /// Copies these settings into a ModelStore configuration.
+    func apply(to configuration: inout ModelStore.Configuration) {
+        configuration.blockCacheSize = blockCacheSize
+        configuration.writeBufferSize = writeBufferSize
+        configuration.bloomFilterBitsPerKey = bloomFilterBitsPerKey
+        configuration.usesSnappyCompression = usesSnappyCompression
+        configuration.paranoidChecks = paranoidChecks
+        configuration.maxOpenFiles = maxOpenFiles
+        configuration.blockSize = blockSize
+    }
+}

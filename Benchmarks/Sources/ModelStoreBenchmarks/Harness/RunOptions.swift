@@ -1,0 +1,131 @@
+import Foundation
+
+/// The command line, parsed.
+///
+///     modelstore-bench [--full] [--records 100000,1000000] [--runs N]
+///                      [--contenders c-json,modelstore-json] [--workdir PATH] [--markdown PATH]
+///                      [--json PATH]
+///
+/// `--full` (or `MODELSTORE_BENCH_FULL=1`) adds the 1,000,000-record runs and the memory
+/// checks.
+///
+///     modelstore-bench tuning [--records 1000000] [--runs 3] [--workdir PATH]
+///
+/// measures LevelDB settings one at a time (see ``runTuningExperiment(records:rounds:directory:)``).
+/// Two internal forms run one measurement in a child process:
+///
+///     modelstore-bench worker --contender ID --records N --directory PATH --report PATH
+///     modelstore-bench memory-check --phase import|enumerate --records N --directory PATH --report PATH
+enum Command {
+    case coordinate(RunOptions)
+    case worker(contender: Contender, records: Int, directory: String, report: String)
+    case memoryCheck(phase: MemoryCheckPhase, records: Int, directory: String, report: String)
+    case tuning(records: Int, rounds: Int, directory: String)
+    case help
+
+    static let usage = """
+        usage: modelstore-bench [--full] [--records N[,N...]] [--runs N] [--contenders ID[,ID...]]
+                                [--workdir PATH] [--markdown PATH] [--json PATH]
+               modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
+        contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
+        """
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> Command {
+        var values: [String: String] = [:]
+        var flags: Set<String> = []
+        var rest = arguments[...]
+        let mode = rest.first.flatMap { $0.hasPrefix("--") ? nil : $0 }
+        if mode != nil { rest = rest.dropFirst() }
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else { throw BenchmarkFailure("unexpected argument \(argument)\n\(usage)") }
+            let name = String(argument.dropFirst(2))
+            if ["full", "help"].contains(name) {
+                flags.insert(name)
+            } else {
+                guard let value = rest.popFirst() else { throw BenchmarkFailure("\(argument) needs a value\n\(usage)") }
+                values[name] = value
+            }
+        }
+        func required(_ name: String) throws -> String {
+            guard let value = values[name] else { throw BenchmarkFailure("--\(name) is required\n\(usage)") }
+            return value
+        }
+        func integer(_ text: String) throws -> Int {
+            guard let value = Int(text.replacingOccurrences(of: "_", with: "")), value > 0 else {
+                throw BenchmarkFailure("\(text) is not a positive number")
+            }
+            return value
+        }
+        switch mode {
+        case nil:
+            if flags.contains("help") { return .help }
+            return .coordinate(try RunOptions(values: values, full: flags.contains("full")
+                || environment["MODELSTORE_BENCH_FULL"] == "1", integer: integer))
+        case "worker":
+            guard let contender = Contender(rawValue: try required("contender")) else {
+                throw BenchmarkFailure("unknown contender\n\(usage)")
+            }
+            return .worker(
+                contender: contender, records: try integer(try required("records")),
+                directory: try required("directory"), report: try required("report"))
+        case "tuning":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .tuning(
+                records: try values["records"].map(integer) ?? 1_000_000, rounds: options.runs ?? 3,
+                directory: options.workDirectory)
+        case "memory-check":
+            guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {
+                throw BenchmarkFailure("--phase is import or enumerate")
+            }
+            return .memoryCheck(
+                phase: phase, records: try integer(try required("records")),
+                directory: try required("directory"), report: try required("report"))
+        default:
+            throw BenchmarkFailure("unknown command \(mode!)\n\(usage)")
+        }
+    }
+}
+
+/// What the coordinator runs.
+struct RunOptions {
+    /// Record counts, smallest first.
+    var records: [Int]
+    /// Runs per record count; nil picks 5 below 1,000,000 records and 3 from there on.
+    var runs: Int?
+    var contenders: [Contender]
+    /// Where databases are written; a fresh folder in the temporary directory by default.
+    var workDirectory: String
+    /// A file to write the markdown report to, besides standard output.
+    var markdownPath: String?
+    /// A file to write every worker's raw samples to, as JSON.
+    var jsonPath: String?
+
+    init(values: [String: String], full: Bool, integer: (String) throws -> Int) throws {
+        if let list = values["records"] {
+            records = try list.split(separator: ",").map { try integer(String($0)) }.sorted()
+        } else {
+            records = full ? [100_000, 1_000_000] : [100_000]
+        }
+        runs = try values["runs"].map(integer)
+        if let list = values["contenders"] {
+            contenders = try list.split(separator: ",").map { name in
+                guard let contender = Contender(rawValue: String(name)) else {
+                    throw BenchmarkFailure("unknown contender \(name)\n\(Command.usage)")
+                }
+                return contender
+            }
+        } else {
+            contenders = Contender.allCases
+        }
+        workDirectory = values["workdir"]
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("modelstore-bench-\(getpid())").path
+        markdownPath = values["markdown"]
+        jsonPath = values["json"]
+    }
+
+    /// How many runs to make at `records` records.
+    func runs(atRecords records: Int) -> Int {
+        runs ?? (records >= 1_000_000 ? 3 : 5)
+    }
+}

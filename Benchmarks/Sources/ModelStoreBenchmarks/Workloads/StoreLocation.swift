@@ -1,0 +1,18 @@
+import Foundation
+
+/// How the workloads open, compact and delete one contender's databases.
+struct StoreFactory<Store: BenchmarkStore> {
+    /// Opens (creating) the database at a location (a directory, or a file for SQLite).
+    var open: (String) throws -> Store
+    /// Fully compacts the closed database at a location.
+    var compact: (String) throws -> Void
+}
+
+/// Deletes a database location and everything under it (a SQLite database's `-wal` and
+/// `-shm` files too).
+func removeLocation(_ location: String) {
+    let fileManager = FileManager.default
+    for path in [location, location + "-wal", location + "-shm"] where fileManager.fileExists(atPath: path) {
+        try? fileManager.removeItem(atPath: path)
+    }
+}
