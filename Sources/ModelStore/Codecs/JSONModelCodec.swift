@@ -29,14 +29,17 @@ public struct JSONModelCodec: ModelCodec {
     /// ``ModelCodecIdentifier/json``.
     public var identifier: ModelCodecIdentifier { .json }
 
+    /// Encodes `value` as JSON.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         try encoder.encode(value)
     }
 
+    /// Decodes a `type` from JSON.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)
     }
 
+    /// Decodes a `type` from JSON in borrowed memory, without copying it.
     public func decode<Value: Decodable>(
         _ type: Value.Type,
         fromBytes bytes: UnsafeRawBufferPointer
@@ -67,10 +70,12 @@ public struct PropertyListModelCodec: ModelCodec {
     /// ``ModelCodecIdentifier/propertyList``.
     public var identifier: ModelCodecIdentifier { .propertyList }
 
+    /// Encodes `value` as a binary property list.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         try encoder.encode(value)
     }
 
+    /// Decodes a `type` from a property list.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)
     }

@@ -40,11 +40,13 @@ public protocol ModelCodec: Sendable {
 }
 
 extension ModelCodec {
+    /// Encodes through ``encode(_:)`` and appends the bytes.
     public func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws {
         let data = try encode(value)
         buffer.append(contentsOf: data)
     }
 
+    /// Copies the bytes into a `Data` and decodes through ``decode(_:from:)``.
     public func decode<Value: Decodable>(
         _ type: Value.Type,
         fromBytes bytes: UnsafeRawBufferPointer
@@ -81,6 +83,7 @@ public struct ModelCodecIdentifier: RawRepresentable, Hashable, Sendable, Custom
     /// Whether this identifier names one of the codecs built into ModelStore.
     public var isBuiltIn: Bool { (1...3).contains(rawValue) }
 
+    /// The codec's name, for logs and messages.
     public var description: String {
         switch self {
         case .json: return "json"

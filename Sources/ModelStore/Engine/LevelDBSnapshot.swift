@@ -102,6 +102,32 @@ final class LevelDBIterator {
         }
     }
 
+    /// Calls `body` with the current record, then moves to the next (or, with `reverse`,
+    /// the previous) one. Returns nil, without calling `body`, at the end.
+    ///
+    /// - Throws: ``EngineClosed``, a ``LevelDBFailure`` LevelDB met while iterating, or what
+    ///   `body` throws.
+    func visitThenStep<Result>(
+        reverse: Bool,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result? {
+        // One acquisition of the database's lock per record: a cursor's inner loop.
+        try database.withHandle { _ in
+            // As in withCurrent: a block LevelDB could not read leaves only an error behind.
+            try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
+            guard leveldb_iter_valid(iterator) != 0 else { return nil }
+            var keyLength = 0
+            var valueLength = 0
+            let key = leveldb_iter_key(iterator, &keyLength)
+            let value = leveldb_iter_value(iterator, &valueLength)
+            // Past this record whether `body` returns or throws, so a caller can go on.
+            defer { if reverse { leveldb_iter_prev(iterator) } else { leveldb_iter_next(iterator) } }
+            return try body(
+                UnsafeRawBufferPointer(start: key, count: keyLength),
+                UnsafeRawBufferPointer(start: value, count: valueLength))
+        }
+    }
+
     /// Calls `body` with the current key and value if the iterator is positioned on a
     /// record, or returns nil at the end. The bytes are valid only inside `body`.
     ///

@@ -68,7 +68,8 @@ public final class Cursor<Element> {
                 positioned = true
             }
             while true {
-                let outcome = try iterator.withCurrent { key, record -> Outcome? in
+                // The iterator moves past the record whether it is returned, skipped or failed.
+                let outcome = try iterator.visitThenStep(reverse: reverse) { key, record -> Outcome? in
                     if range.isPastEnd(key, reverse: reverse) { return .end }
                     do {
                         return try extract(key, record).map(Outcome.element)
@@ -76,9 +77,7 @@ public final class Cursor<Element> {
                         return .failure(error)
                     }
                 } ?? .end
-                if case .end = outcome { return .end }
-                try step(iterator)  // past this record, whether it was returned, skipped or failed
-                if let outcome { return outcome }
+                if let outcome { return outcome }  // nil: an expired record, skipped
             }
         }
         switch outcome {
@@ -142,9 +141,5 @@ public final class Cursor<Element> {
         } else {
             try iterator.seek(to: range.lowerBound)
         }
-    }
-
-    private func step(_ iterator: LevelDBIterator) throws {
-        if reverse { try iterator.previous() } else { try iterator.next() }
     }
 }

@@ -57,6 +57,7 @@ public enum ModelStoreError: Error, Sendable, Hashable {
 }
 
 extension ModelStoreError: CustomStringConvertible {
+    /// A sentence saying what went wrong and what to do about it.
     public var description: String {
         switch self {
         case let .invalidName(name, reason):

@@ -61,6 +61,7 @@ public enum UpdatePolicy: Sendable, Hashable {
 }
 
 extension UpdatePolicy: CustomStringConvertible {
+    /// The policy and its lifetime, for logs and messages.
     public var description: String {
         switch self {
         case .lowest: return "lowest (7 days)"

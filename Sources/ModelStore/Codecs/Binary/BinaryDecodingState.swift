@@ -11,7 +11,7 @@ final class BinaryDecodingState {
     /// decoder that a model smuggled out can only throw, never touch memory that is gone.
     @exclusivity(unchecked) private(set) var reader: BinaryReader
     /// Keys from the root to the value being decoded; entries past a container's depth may be stale.
-    @exclusivity(unchecked) private var path: [any CodingKey] = []
+    @exclusivity(unchecked) private var path = BinaryCodingPath()
     /// How many `init(from:)` calls are in progress; hostile data for a recursive model could otherwise nest until
     /// the stack overflows.
     @exclusivity(unchecked) private var nesting = 0
@@ -37,30 +37,16 @@ final class BinaryDecodingState {
     // MARK: - Coding path
 
     func codingPath(depth: Int) -> [any CodingKey] {
-        Array(path.prefix(depth))
+        path.prefix(depth: depth)
     }
 
     func codingPath(depth: Int, appending key: some CodingKey) -> [any CodingKey] {
-        var result = codingPath(depth: depth)
-        result.append(key)
-        return result
+        path.prefix(depth: depth, appending: key)
     }
 
     /// Records that the value being entered at `depth` is stored under `key`.
     func enter(_ key: some CodingKey, atDepth depth: Int) {
-        let count = path.count
-        if count == depth + 1 {
-            // The common case, a sibling of the previous value: overwrite in place rather than remove and append.
-            path[depth] = key
-            return
-        }
-        if count > depth {
-            path.removeSubrange(depth...)
-        } else if count == 0 {
-            // One allocation that fits typical models, instead of regrowing at every new level.
-            path.reserveCapacity(16)
-        }
-        path.append(key)
+        path.enter(key, atDepth: depth)
     }
 
     /// Throws unless a container may open at `depth`; `nestedContainer` calls in a loop need no `init(from:)`.

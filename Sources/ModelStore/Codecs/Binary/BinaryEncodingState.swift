@@ -19,7 +19,7 @@ final class BinaryEncodingState {
     /// Open containers, outermost first. A container's index here is its `level`.
     @exclusivity(unchecked) private var open: [OpenContainer] = []
     /// Keys from the root to the value being encoded; entries past a container's depth may be stale.
-    @exclusivity(unchecked) private var path: [any CodingKey] = []
+    @exclusivity(unchecked) private var path = BinaryCodingPath()
     /// How many `encode(to:)` calls are in progress, to stop runaway recursion.
     @exclusivity(unchecked) private var nesting = 0
     @exclusivity(unchecked) private var isFinished = false
@@ -33,30 +33,16 @@ final class BinaryEncodingState {
     // MARK: - Coding path
 
     func codingPath(depth: Int) -> [any CodingKey] {
-        Array(path.prefix(depth))
+        path.prefix(depth: depth)
     }
 
     func codingPath(depth: Int, appending key: some CodingKey) -> [any CodingKey] {
-        var result = codingPath(depth: depth)
-        result.append(key)
-        return result
+        path.prefix(depth: depth, appending: key)
     }
 
     /// Records that the value being entered at `depth` is stored under `key`.
     func enter(_ key: some CodingKey, atDepth depth: Int) {
-        let count = path.count
-        if count == depth + 1 {
-            // The common case, a sibling of the previous value: overwrite in place rather than remove and append.
-            path[depth] = key
-            return
-        }
-        if count > depth {
-            path.removeSubrange(depth...)
-        } else if count == 0 {
-            // One allocation that fits typical models, instead of regrowing at every new level.
-            path.reserveCapacity(16)
-        }
-        path.append(key)
+        path.enter(key, atDepth: depth)
     }
 
     // MARK: - Containers
