@@ -102,29 +102,45 @@ final class LevelDBIterator {
         }
     }
 
-    /// Calls `body` with the current record, then moves to the next (or, with `reverse`,
-    /// the previous) one. Returns nil, without calling `body`, at the end.
+    /// What a ``walk(reverse:_:)`` visitor wants after seeing a record.
+    enum Visit {
+        /// Step past the record and visit the next one (an expired record, say).
+        case skip
+        /// Step past the record and stop: the caller has what it wanted.
+        case take
+        /// Stop where the iterator is: the walk has reached the end of its range.
+        case end
+    }
+
+    /// Calls `body` with each record from the current position, stepping forward (or, with
+    /// `reverse`, backward) until `body` returns ``Visit/take`` or ``Visit/end``, all under
+    /// one acquisition of the database's lock. Returns true if `body` took a record, false
+    /// at the end of the range or of the database.
+    ///
+    /// Not generic, so a generic caller's per-record path pays for no generic metadata: the
+    /// cursor's inner loop.
     ///
     /// - Throws: ``EngineClosed``, a ``LevelDBFailure`` LevelDB met while iterating, or what
-    ///   `body` throws.
-    func visitThenStep<Result>(
-        reverse: Bool,
-        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result? {
-        // One acquisition of the database's lock per record: a cursor's inner loop.
+    ///   `body` throws (the iterator then stays on the record `body` threw for).
+    func walk(
+        reverse: Bool, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Visit
+    ) throws -> Bool {
         try database.withHandle { _ in
-            // As in withCurrent: a block LevelDB could not read leaves only an error behind.
-            try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
-            guard leveldb_iter_valid(iterator) != 0 else { return nil }
-            var keyLength = 0
-            var valueLength = 0
-            let key = leveldb_iter_key(iterator, &keyLength)
-            let value = leveldb_iter_value(iterator, &valueLength)
-            // Past this record whether `body` returns or throws, so a caller can go on.
-            defer { if reverse { leveldb_iter_prev(iterator) } else { leveldb_iter_next(iterator) } }
-            return try body(
-                UnsafeRawBufferPointer(start: key, count: keyLength),
-                UnsafeRawBufferPointer(start: value, count: valueLength))
+            while true {
+                // As in withCurrent: a block LevelDB could not read leaves only an error behind.
+                try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
+                guard leveldb_iter_valid(iterator) != 0 else { return false }
+                var keyLength = 0
+                var valueLength = 0
+                let key = leveldb_iter_key(iterator, &keyLength)
+                let value = leveldb_iter_value(iterator, &valueLength)
+                let visit = try body(
+                    UnsafeRawBufferPointer(start: key, count: keyLength),
+                    UnsafeRawBufferPointer(start: value, count: valueLength))
+                if visit == .end { return false }
+                if reverse { leveldb_iter_prev(iterator) } else { leveldb_iter_next(iterator) }
+                if visit == .take { return true }
+            }
         }
     }
 

@@ -62,40 +62,35 @@ public final class Cursor<Element> {
             close()
             return nil
         }
-        let outcome = try database.run { _ -> Outcome in
+        // The per-record loop runs in the engine's non-generic walk; this generic method only
+        // keeps the element (or the error) the extractor produced. No generic enum or tuple
+        // is built per record: in unspecialised code each costs a metadata lookup.
+        var element: Element? = nil
+        var failure: (any Error)? = nil
+        let took = try database.run { _ -> Bool in
             if !positioned {
                 try position(iterator)
                 positioned = true
             }
-            while true {
-                // The iterator moves past the record whether it is returned, skipped or failed.
-                let outcome = try iterator.visitThenStep(reverse: reverse) { key, record -> Outcome? in
-                    if range.isPastEnd(key, reverse: reverse) { return .end }
-                    do {
-                        return try extract(key, record).map(Outcome.element)
-                    } catch {
-                        return .failure(error)
-                    }
-                } ?? .end
-                if let outcome { return outcome }  // nil: an expired record, skipped
+            return try iterator.walk(reverse: reverse) { key, record in
+                if range.isPastEnd(key, reverse: reverse) { return .end }
+                do {
+                    element = try extract(key, record)
+                } catch {
+                    // The walk steps past the record, so the next call goes on after it.
+                    failure = error
+                    return .take
+                }
+                return element == nil ? .skip : .take  // nil: an expired record, skipped
             }
         }
-        switch outcome {
-        case .end:
+        if let failure { throw failure }
+        guard took else {
             close()
             return nil
-        case .element(let element):
-            produced += 1
-            return element
-        case .failure(let error):
-            throw error
         }
-    }
-
-    private enum Outcome {
-        case element(Element)
-        case failure(any Error)
-        case end
+        produced += 1
+        return element
     }
 
     /// Calls `body` with each remaining element.
