@@ -90,7 +90,9 @@ public final class Cursor<Element> {
             return nil
         }
         produced += 1
-        return element
+        // Moved out, not copied: in unspecialised code a copy retains every reference the
+        // model holds (a scanned record's strings and arrays) only to release them again.
+        return element.take()
     }
 
     /// Calls `body` with each remaining element.

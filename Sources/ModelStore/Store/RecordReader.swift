@@ -40,7 +40,7 @@ struct RecordReader: Sendable {
     }
 
     func entry<Value>(
-        key: String, value: Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false
+        key: String, value: consuming Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false
     ) -> ModelStore.Entry<Value> {
         ModelStore.Entry(
             key: key,
