@@ -106,6 +106,8 @@ struct ChunkedImporter {
     let started: ContinuousClock.Instant
     var batch = LevelDBWriteBatch()
     var keys: [String] = []
+    /// One encoding buffer for every record (see `encodeRecord(_:forKey:lifetime:into:)`).
+    var recordBuffer: [UInt8] = []
     var written = 0
     var chunks = 0
     var cancelled = false
@@ -131,9 +133,9 @@ struct ChunkedImporter {
             cancelled = true
             return .cancelled
         }
-        let record = try store.encodeRecord(model, forKey: key, lifetime: nil)
+        try store.encodeRecord(model, forKey: key, lifetime: nil, into: &recordBuffer)
         try store.withKeyBytes(key) { keyBytes in
-            record.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+            recordBuffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
         }
         keys.append(key)
         if batch.count >= batchSize || batch.byteCount >= 64 << 20 {

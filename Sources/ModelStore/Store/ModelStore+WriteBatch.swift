@@ -12,6 +12,8 @@ extension ModelStore {
         /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
         /// the batch is applied, so nothing is written.
         private var deferredError: ModelStoreError?
+        /// One encoding buffer for every record of the batch (see `encodeRecord(_:forKey:lifetime:into:)`).
+        private var recordBuffer: [UInt8] = []
 
         init(store: ModelStore) {
             self.store = store
@@ -54,9 +56,9 @@ extension ModelStore {
         }
 
         func add<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
-            let record = try store.encodeRecord(value, forKey: key, lifetime: lifetime)
+            try store.encodeRecord(value, forKey: key, lifetime: lifetime, into: &recordBuffer)
             try store.withKeyBytes(key) { keyBytes in
-                record.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+                recordBuffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
             }
             keys.append(key)
             kinds.append(.set)
