@@ -31,6 +31,7 @@ final class CLevelDBStore<Codec: ModelCodec>: BenchmarkStore {
         self.codec = codec
         self.encodedPool = encodedPool
         scratch.reserveCapacity(4_096)
+        if tuning?.verifiesChecksums == true { leveldb_readoptions_set_verify_checksums(readOptions, 1) }
     }
 
     deinit {

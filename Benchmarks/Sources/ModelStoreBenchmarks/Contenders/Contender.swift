@@ -6,7 +6,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
     case cPropertyList = "c-plist"
     case modelStoreJSON = "modelstore-json"
     case modelStoreJSONLevelDBDefaults = "modelstore-json-leveldb-defaults"
-    case modelStoreJSONProposed = "modelstore-json-proposed"
+    case modelStoreJSONSnappy = "modelstore-json-snappy"
     case modelStoreBinary = "modelstore-binary"
     case modelStorePropertyList = "modelstore-plist"
     case grdbJSON = "grdb-json"
@@ -21,7 +21,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
         case .cPropertyList: return "C API + plist (baseline)"
         case .modelStoreJSON: return "ModelStore JSON"
         case .modelStoreJSONLevelDBDefaults: return "ModelStore JSON, LevelDB defaults"
-        case .modelStoreJSONProposed: return "ModelStore JSON, proposed tuning"
+        case .modelStoreJSONSnappy: return "ModelStore JSON, Snappy on"
         case .modelStoreBinary: return "ModelStore binary"
         case .modelStorePropertyList: return "ModelStore plist"
         case .grdbJSON: return "GRDB 7.10 JSON (SQLite WAL)"
@@ -33,7 +33,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
     var baseline: Contender? {
         switch self {
         case .cRaw, .cJSON, .cBinary, .cPropertyList: return nil
-        case .modelStoreJSON, .modelStoreJSONLevelDBDefaults, .modelStoreJSONProposed, .grdbJSON,
+        case .modelStoreJSON, .modelStoreJSONLevelDBDefaults, .modelStoreJSONSnappy, .grdbJSON,
             .modelStoreObjectCache:
             return .cJSON
         case .modelStoreBinary: return .cBinary

@@ -27,9 +27,10 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
         return try await runStandardWorkloads(
             modelStoreFactory(codec: JSONModelCodec(), tuning: .levelDBDefaults), corpus: corpus,
             directory: directory)
-    case .modelStoreJSONProposed:
+    case .modelStoreJSONSnappy:
         return try await runStandardWorkloads(
-            modelStoreFactory(codec: JSONModelCodec(), tuning: .proposed), corpus: corpus, directory: directory)
+            modelStoreFactory(codec: JSONModelCodec(), tuning: .snappyCompressed), corpus: corpus,
+            directory: directory)
     case .modelStorePropertyList:
         return try await runStandardWorkloads(
             modelStoreFactory(codec: PropertyListModelCodec(), tuning: .modelStoreDefaults), corpus: corpus,

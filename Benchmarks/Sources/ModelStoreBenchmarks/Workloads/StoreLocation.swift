@@ -16,3 +16,13 @@ func removeLocation(_ location: String) {
         try? fileManager.removeItem(atPath: path)
     }
 }
+
+/// The bytes of the regular files directly inside a database directory.
+func directoryByteCount(_ location: String) -> Int {
+    let fileManager = FileManager.default
+    let names = (try? fileManager.contentsOfDirectory(atPath: location)) ?? []
+    return names.reduce(0) { total, name in
+        let attributes = try? fileManager.attributesOfItem(atPath: location + "/" + name)
+        return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
+    }
+}

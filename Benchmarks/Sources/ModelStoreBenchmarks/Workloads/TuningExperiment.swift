@@ -6,8 +6,8 @@ struct TuningVariant: Sendable {
     var title: String
     var tuning: LevelDBTuning
 
-    /// LevelDB's defaults, then one knob at a time, then ModelStore's defaults and the
-    /// proposed defaults.
+    /// LevelDB's defaults, then one knob at a time, then ModelStore's defaults with and
+    /// without Snappy.
     static var all: [TuningVariant] {
         let defaults = LevelDBTuning.levelDBDefaults
         func changing(_ title: String, _ change: (inout LevelDBTuning) -> Void) -> TuningVariant {
@@ -22,8 +22,11 @@ struct TuningVariant: Sendable {
             changing("write buffer 16 MiB") { $0.writeBufferSize = 16 << 20 },
             changing("write buffer 64 MiB") { $0.writeBufferSize = 64 << 20 },
             changing("paranoid checks on") { $0.paranoidChecks = true },
+            changing("checksums verified on reads") { $0.verifiesChecksums = true },
+            changing("no compression") { $0.usesSnappyCompression = false },
+            changing("block size 1 KiB") { $0.blockSize = 1 << 10 },
             TuningVariant(title: "ModelStore defaults", tuning: .modelStoreDefaults),
-            TuningVariant(title: "proposed defaults", tuning: .proposed),
+            TuningVariant(title: "ModelStore defaults, Snappy on", tuning: .snappyCompressed),
         ]
     }
 }
@@ -40,6 +43,7 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
     let variants = TuningVariant.all
     let workloads: [Workload] = [.putRandom, .getExisting, .getAbsent]
     var samples: [Int: [Workload: [Sample]]] = [:]
+    var diskBytes: [Int: [Int]] = [:]
     for round in 0..<rounds {
         for offset in 0..<variants.count {
             let index = (offset + round) % variants.count
@@ -54,6 +58,7 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
             }
             try store.close()
             try compactLevelDB(at: location, tuning: tuning)
+            diskBytes[index, default: []].append(directoryByteCount(location))
             store = try CLevelDBStore<JSONModelCodec>(path: location, codec: nil, encodedPool: pool, tuning: tuning)
             let lookups = min(records, 100_000)
             var random = SplitMix64(seed: 0xBEEF)
@@ -80,8 +85,8 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
         "Median of \(rounds) rounds: wall-clock µs per operation / CPU µs per operation, and the ratio of each",
         "to LevelDB's defaults:",
         "",
-        "| Settings | " + workloads.map(\.title).joined(separator: " | ") + " |",
-        "|---|" + String(repeating: "---:|", count: workloads.count),
+        "| Settings | " + workloads.map(\.title).joined(separator: " | ") + " | on disk, compacted |",
+        "|---|" + String(repeating: "---:|", count: workloads.count + 1),
     ]
     for (index, variant) in variants.enumerated() {
         let cells = workloads.map { workload -> String in
@@ -95,7 +100,8 @@ func runTuningExperiment(records: Int, rounds: Int, directory: String) async thr
             return formatMicroseconds(wall) + " / " + formatMicroseconds(cpu)
                 + String(format: " (%.2fx / %.2fx)", wall / referenceWall, cpu / referenceCPU)
         }
-        lines.append("| \(variant.title) | " + cells.joined(separator: " | ") + " |")
+        let disk = median((diskBytes[index] ?? []).map(Double.init)).map { String(format: "%.0f MiB", $0 / 1_048_576) } ?? "–"
+        lines.append("| \(variant.title) | " + cells.joined(separator: " | ") + " | \(disk) |")
     }
     return lines.joined(separator: "\n")
 }
