@@ -78,27 +78,30 @@ final class LevelDBIterator {
 
     /// Calls `body` with up to `limit` records from the current position onwards, moving
     /// forward, under one acquisition of the database's lock (a sweep's inner loop). Stops
-    /// early when `body` returns false. Returns how many records `body` saw.
+    /// early when `body` returns false. Returns how many records `body` saw and, if it saw
+    /// `limit` of them, a copy of the last one's key: where the next chunk resumes.
     func scanForward(
         limit: Int, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
-    ) throws -> Int {
+    ) throws -> (seen: Int, lastKey: [UInt8]?) {
         try database.withHandle { _ in
             var seen = 0
+            var lastKey: [UInt8]? = nil
             while seen < limit, leveldb_iter_valid(iterator) != 0 {
                 try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }  // see withCurrent
                 var keyLength = 0
                 var valueLength = 0
                 let key = leveldb_iter_key(iterator, &keyLength)
                 let value = leveldb_iter_value(iterator, &valueLength)
+                let keyBytes = UnsafeRawBufferPointer(start: key, count: keyLength)
                 seen += 1
-                let proceed = try body(
-                    UnsafeRawBufferPointer(start: key, count: keyLength),
-                    UnsafeRawBufferPointer(start: value, count: valueLength))
+                let proceed = try body(keyBytes, UnsafeRawBufferPointer(start: value, count: valueLength))
+                // Copied once per chunk, not per record: the bytes die when the iterator moves.
+                if seen == limit { lastKey = Array(keyBytes) }
                 leveldb_iter_next(iterator)
                 if !proceed { break }
             }
             try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
-            return seen
+            return (seen, lastKey)
         }
     }
 

@@ -154,7 +154,6 @@ struct Sweeper {
             let (seen, lastKey) = try database.exclusiveWrite { engine -> (Int, [UInt8]?) in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 let batch = LevelDBWriteBatch()
-                var lastKey: [UInt8] = []  // reused: one allocation per chunk, not per record
                 if let resumeAfter {
                     // Continue after the key the previous chunk ended on, if it is still there.
                     try iterator.seek(to: resumeAfter)
@@ -163,18 +162,16 @@ struct Sweeper {
                 } else {
                     try iterator.seekToFirst()
                 }
-                let seen = try iterator.scanForward(limit: Self.chunkSize) { key, record in
+                let (seen, lastKey) = try iterator.scanForward(limit: Self.chunkSize) { key, record in
                     if shouldRemove(key, record, &outcome) {
                         batch.delete(key: key)
                         outcome.noteRemoved(key)
                         if tracksKeys { removedKeys.append(String(decoding: key, as: UTF8.self)) }
                     }
-                    lastKey.removeAll(keepingCapacity: true)
-                    lastKey.append(contentsOf: key)
                     return true
                 }
                 if batch.count > 0 { try engine.write(batch, sync: false) }
-                return (seen, seen > 0 ? lastKey : nil)
+                return (seen, lastKey)
             }
             if !removedKeys.isEmpty {
                 database.cache?.invalidate(removedKeys)
