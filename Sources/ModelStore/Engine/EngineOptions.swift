@@ -10,6 +10,9 @@ struct EngineOptions: Sendable, Hashable {
     var paranoidChecks: Bool
     var maxOpenFiles: Int
     var blockSize: Int
+    /// Whether reads and iterators verify each block's checksum (a read option, kept here
+    /// because it is fixed for the life of the open database).
+    var verifiesChecksums: Bool = true
     /// What to do when the database turns out to be damaged at open (not a LevelDB option).
     var corruptionPolicy: CorruptionPolicy = .fail
 }

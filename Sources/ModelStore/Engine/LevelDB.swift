@@ -18,6 +18,8 @@ final class LevelDB: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var openOptions: LevelDBOpenOptions?
     private let readOptions: OpaquePointer
+    /// Whether reads, snapshots and iterators verify block checksums.
+    let verifiesChecksums: Bool
     private let asyncWriteOptions: OpaquePointer
     private let syncWriteOptions: OpaquePointer
 
@@ -37,10 +39,11 @@ final class LevelDB: @unchecked Sendable {
         handle = try withLevelDBErrorPointer { leveldb_open(openOptions.options, path, $0) }
         self.path = path
         self.openOptions = openOptions
+        verifiesChecksums = settings.verifiesChecksums
         readOptions = leveldb_readoptions_create()
         // Verify block checksums on every read: without it a damaged table block that still
         // decompresses (or was stored uncompressed) is returned as a wrong value.
-        leveldb_readoptions_set_verify_checksums(readOptions, 1)
+        leveldb_readoptions_set_verify_checksums(readOptions, settings.verifiesChecksums ? 1 : 0)
         asyncWriteOptions = leveldb_writeoptions_create()
         syncWriteOptions = leveldb_writeoptions_create()
         leveldb_writeoptions_set_sync(syncWriteOptions, 1)
@@ -213,7 +216,7 @@ final class LevelDB: @unchecked Sendable {
             defer { leveldb_readoptions_destroy(options) }  // LevelDB copies read options
             if let snapshot { leveldb_readoptions_set_snapshot(options, snapshot.snapshot) }
             leveldb_readoptions_set_fill_cache(options, fillCache ? 1 : 0)
-            leveldb_readoptions_set_verify_checksums(options, 1)
+            leveldb_readoptions_set_verify_checksums(options, verifiesChecksums ? 1 : 0)
             guard let iterator = leveldb_create_iterator(db, options) else { throw EngineClosed() }
             let id = register(.iterator(iterator))
             return LevelDBIterator(database: self, id: id, iterator: iterator)

@@ -19,7 +19,8 @@ final class LevelDBSnapshot: @unchecked Sendable {
         self.snapshot = snapshot
         readOptions = leveldb_readoptions_create()
         leveldb_readoptions_set_snapshot(readOptions, snapshot)
-        leveldb_readoptions_set_verify_checksums(readOptions, 1)  // as LevelDB.readOptions: no wrong values
+        // As LevelDB.readOptions: no wrong values.
+        leveldb_readoptions_set_verify_checksums(readOptions, database.verifiesChecksums ? 1 : 0)
     }
 
     deinit {

@@ -35,6 +35,40 @@ struct CorruptionTests {
         #expect(outcomes[.wrong] == nil)
     }
 
+    @Test("Without read checksums a flipped byte in an uncompressed table reads back wrong: why they are on by default")
+    func withoutReadChecksumsTableDamageReadsWrong() throws {
+        let fixture = Fixture()
+        let sample = try SampleDatabase(fixture, placement: .tables, compression: false)
+        let index = sample.count / 2
+        let value = Array(SampleDatabase.value(index).utf8)
+        // Find the record's value in the table files and flip one of its letters.
+        var damaged = false
+        for table in FileDamage.files(.table, in: sample.url) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: table))
+            guard let range = bytes.range(of: Data(value)) else { continue }
+            try FileDamage.flipByte(in: table, at: range.lowerBound + value.count - 1)
+            damaged = true
+        }
+        try #require(damaged)
+        var configuration = fixture.quietConfiguration
+        configuration.verifiesChecksums = false
+        do {
+            let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+            defer { try? store.close() }
+            let read = try store.object(String.self, forKey: SampleDatabase.key(index))
+            #expect(read != nil && read != SampleDatabase.value(index))  // wrong, and no error
+        }
+        let store = try fixture.openQuietly("db")
+        defer { try? store.close() }
+        // With the default, the same read reports the damage.
+        do {
+            let read = try store.object(String.self, forKey: SampleDatabase.key(index))
+            Issue.record("expected corrupted, read \(read ?? "nil")")
+        } catch let ModelStoreError.corrupted(_, message) {
+            #expect(message.contains("checksum mismatch"))
+        }
+    }
+
     @Test("Flipping any of 60 bytes spread over the log: corrupted at open or exact data")
     func logFlipSweep() throws {
         let fixture = Fixture()

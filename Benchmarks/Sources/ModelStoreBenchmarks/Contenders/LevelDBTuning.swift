@@ -11,8 +11,8 @@ struct LevelDBTuning: Sendable, Hashable {
     var paranoidChecks: Bool
     var maxOpenFiles: Int
     var blockSize: Int
-    /// Whether reads verify block checksums. ModelStore always does (so a damaged table
-    /// reads as an error, never as a wrong value); only the C API contenders can turn it off.
+    /// Whether reads verify block checksums: off in LevelDB, on in ModelStore (so a damaged
+    /// table reads as an error, never as a wrong value).
     var verifiesChecksums: Bool = false
 
     /// LevelDB 1.23's own defaults (`include/leveldb/options.h`): an 8 MiB block cache that
@@ -55,7 +55,7 @@ struct LevelDBTuning: Sendable, Hashable {
             usesSnappyCompression: configuration.usesSnappyCompression,
             paranoidChecks: configuration.paranoidChecks, maxOpenFiles: configuration.maxOpenFiles,
             blockSize: configuration.blockSize)
-        verifiesChecksums = true
+        verifiesChecksums = configuration.verifiesChecksums
     }
 
     /// Copies these settings into a ModelStore configuration.
@@ -67,5 +67,6 @@ struct LevelDBTuning: Sendable, Hashable {
         configuration.paranoidChecks = paranoidChecks
         configuration.maxOpenFiles = maxOpenFiles
         configuration.blockSize = blockSize
+        configuration.verifiesChecksums = verifiesChecksums
     }
 }
