@@ -30,7 +30,8 @@ final class BinaryEncodingState {
     /// Whether the writer's memory was handed on, so `deinit` must not free it.
     @exclusivity(unchecked) private var writerTaken = false
 
-    /// A parent link that means "no parent"; header positions are below it (see ``openContainer(_:slot:level:depth:)``).
+    /// A parent link that means "no parent"; header positions stay below it (see
+    /// ``openContainer(_:slot:level:depth:)``).
     private static let noParent = UInt32.max
 
     init(capacity: Int) {
