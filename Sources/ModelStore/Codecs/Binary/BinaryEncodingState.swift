@@ -1,3 +1,5 @@
+import Foundation
+
 /// The mutable state that the encoder and all its containers share during one encode call.
 ///
 /// Codable never says when a container is finished, so containers are closed lazily: writing to a container first
@@ -6,28 +8,53 @@
 /// were opened, which synthesized Codable and nearly all hand-written code does; writing to a container after a
 /// sibling or its parent has moved on throws `EncodingError.invalidValue` instead of producing corrupt bytes.
 final class BinaryEncodingState {
-    /// A container whose header still needs its length and count.
-    private struct OpenContainer {
-        let header: Int
-        var count: Int
-    }
-
     // Every access to these properties is short and none calls back into the state while it lasts, so the dynamic
     // exclusivity checks Swift would otherwise make on each access (a quarter of the encode time) are turned off.
 
     @exclusivity(unchecked) var writer: BinaryWriter
-    /// Open containers, outermost first. A container's index here is its `level`.
-    @exclusivity(unchecked) private var open: [OpenContainer] = []
+    /// Where the header of the innermost open container is, or -1 when none is open.
+    ///
+    /// Open containers form a chain through their own headers, so tracking them allocates nothing: until a
+    /// container is closed, its header's length word holds the position of its parent's header (all ones for
+    /// none) and its count word counts the elements written so far. Closing it puts the real length in.
+    @exclusivity(unchecked) private var innermost = -1
+    /// How many containers are open; a container's `level` is its index in the chain, outermost first.
+    @exclusivity(unchecked) private var openCount = 0
     /// Keys from the root to the value being encoded; entries past a container's depth may be stale.
     @exclusivity(unchecked) private var path = BinaryCodingPath()
     /// How many `encode(to:)` calls are in progress, to stop runaway recursion.
     @exclusivity(unchecked) private var nesting = 0
     @exclusivity(unchecked) private var isFinished = false
     /// An error from a place where Codable cannot throw (creating a container); ``finish()`` throws it.
-    private var deferredError: EncodingError?
+    @exclusivity(unchecked) private var deferredError: EncodingError?
+    /// Whether the writer's memory was handed on, so `deinit` must not free it.
+    @exclusivity(unchecked) private var writerTaken = false
 
-    init(bytes: [UInt8]) {
-        writer = BinaryWriter(bytes: bytes)
+    /// A parent link that means "no parent"; header positions stay below it (see
+    /// ``openContainer(_:slot:level:depth:)``).
+    private static let noParent = UInt32.max
+
+    init(capacity: Int) {
+        writer = BinaryWriter(capacity: capacity)
+    }
+
+    deinit {
+        if !writerTaken {
+            writer.deallocate()
+        }
+    }
+
+    /// The finished payload as a `Data` that owns the writer's memory.
+    func takeData() -> Data {
+        precondition(!writerTaken)
+        writerTaken = true
+        return writer.takeData()
+    }
+
+    /// Copies the finished payload to the end of `buffer`. (A method of the state, not of its writer, so the state,
+    /// which owns the memory, is alive while it is read.)
+    func appendPayload(to buffer: inout [UInt8]) {
+        writer.append(to: &buffer)
     }
 
     // MARK: - Coding path
@@ -47,10 +74,39 @@ final class BinaryEncodingState {
 
     // MARK: - Containers
 
+    private func parent(of header: Int) -> Int {
+        let link = writer.headerWord(0, at: header)
+        return link == Self.noParent ? -1 : Int(link)
+    }
+
+    /// Pops the innermost open container without filling in its header (its bytes are about to be dropped).
+    private func discardInnermost() {
+        innermost = parent(of: innermost)
+        openCount -= 1
+    }
+
+    /// The header of the open container at `level`, which must be below ``openCount``.
+    private func header(atLevel level: Int) -> Int {
+        var header = innermost
+        for _ in level..<(openCount - 1) {
+            header = parent(of: header)
+        }
+        return header
+    }
+
+    @inline(__always)
     private func close(downTo level: Int) {
-        while open.count > level {
-            let container = open.removeLast()
-            if !writer.patchContainerHeader(at: container.header, count: container.count) {
+        if openCount > level {
+            closeContainers(downTo: level)
+        }
+    }
+
+    private func closeContainers(downTo level: Int) {
+        while openCount > level {
+            let header = innermost
+            let elementCount = Int(writer.headerWord(1, at: header))
+            discardInnermost()
+            if !writer.patchContainerHeader(at: header, count: elementCount) {
                 record(EncodingError.invalidValue((), .init(
                     codingPath: [],
                     debugDescription: "A container is larger than the binary format's limit of 4 GiB."
@@ -85,12 +141,12 @@ final class BinaryEncodingState {
     /// Asking the same encoder for the same kind of container again returns the open one, as JSONEncoder does, so
     /// a subclass and its superclass may share one encoder.
     func openContainer(_ tag: UInt8, slot: Int, level: Int, depth: Int) -> Int {
-        if level < open.count, open[level].header == slot, writer.byte(at: slot) == tag {
+        if level < openCount, header(atLevel: level) == slot, writer.byte(at: slot) == tag {
             close(downTo: level + 1)
             return slot
         }
         close(downTo: level)
-        guard !isFinished, open.count == level, writer.count == slot else {
+        guard !isFinished, openCount == level, writer.count == slot else {
             record(misuse(codingPath(depth: depth)))
             return -1
         }
@@ -98,23 +154,36 @@ final class BinaryEncodingState {
             record(tooDeep(codingPath(depth: depth)))
             return -1
         }
-        let header = writer.writeContainerHeader(tag)
-        if open.isEmpty {
-            open.reserveCapacity(16)
+        // A header past 4 GiB lies inside a container whose body is too long anyway; refusing it here keeps every
+        // header position representable in the 32-bit parent link.
+        guard slot < Int(Self.noParent) else {
+            record(EncodingError.invalidValue((), .init(
+                codingPath: codingPath(depth: depth),
+                debugDescription: "A container is larger than the binary format's limit of 4 GiB."
+            )))
+            return -1
         }
-        open.append(OpenContainer(header: header, count: 0))
+        let link = innermost < 0 ? Self.noParent : UInt32(truncatingIfNeeded: innermost)
+        let header = writer.writeContainerHeader(tag, first: link, second: 0)
+        innermost = header
+        openCount += 1
         return header
     }
 
     /// Makes room for one more element in the container at `level` whose header is at `header`: closes the
     /// containers opened after it and checks that it is still open.
+    @inline(__always)
     func beginElement(level: Int, header: Int, depth: Int, key: some CodingKey) throws {
         close(downTo: level + 1)
-        guard open.count == level + 1, open[level].header == header else {
-            // A container that could not be opened reports why (too deep, say) rather than a generic misuse.
-            throw deferredError ?? misuse(codingPath(depth: depth, appending: key))
+        guard openCount == level + 1, innermost == header else {
+            throw misplacedElement(depth: depth, key: key)
         }
-        open[level].count += 1
+        writer.setHeaderWord(1, at: header, to: writer.headerWord(1, at: header) &+ 1)
+    }
+
+    private func misplacedElement(depth: Int, key: some CodingKey) -> any Error {
+        // A container that could not be opened reports why (too deep, say) rather than a generic misuse.
+        deferredError ?? misuse(codingPath(depth: depth, appending: key))
     }
 
     /// ``beginElement(level:header:depth:key:)`` for a keyed container, followed by the key itself.
@@ -127,7 +196,7 @@ final class BinaryEncodingState {
     /// and nothing has been written into the slot yet.
     func beginSingleValue(slot: Int, level: Int, depth: Int) throws {
         close(downTo: level)
-        guard !isFinished, open.count == level, writer.count == slot else {
+        guard !isFinished, openCount == level, writer.count == slot else {
             throw misuse(codingPath(depth: depth))
         }
     }
@@ -136,7 +205,7 @@ final class BinaryEncodingState {
     /// is first used right after it was created, as it should be.
     func removePlaceholder(slot: Int, level: Int) {
         close(downTo: level)
-        if !isFinished, open.count == level, writer.count == slot + 1, writer.byte(at: slot) == BinaryFormat.Tag.null {
+        if !isFinished, openCount == level, writer.count == slot + 1, writer.byte(at: slot) == BinaryFormat.Tag.null {
             writer.truncate(to: slot)
         }
     }
@@ -144,11 +213,11 @@ final class BinaryEncodingState {
     /// Undoes a half-written element after its encoding threw, so a caller that catches the error and carries on
     /// still produces a well-formed payload.
     func rollBack(to mark: Int, level: Int, header: Int) {
-        guard level < open.count, open[level].header == header else { return }
-        if open.count > level + 1 {
-            open.removeSubrange((level + 1)...)
+        guard level < openCount, self.header(atLevel: level) == header else { return }
+        while openCount > level + 1 {
+            discardInnermost()
         }
-        open[level].count -= 1
+        writer.setHeaderWord(1, at: header, to: writer.headerWord(1, at: header) &- 1)
         writer.truncate(to: mark)
     }
 

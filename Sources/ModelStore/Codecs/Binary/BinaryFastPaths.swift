@@ -18,41 +18,36 @@ enum BinaryFastPath {
     /// dispatch and one allocation. They use the ordinary unkeyed layout, so either side may take the slow path.
     case stringArray, intArray, doubleArray
 
-    /// Looks the type up in a table of metadata pointers, most common types first: a model's fields are mostly
-    /// strings, integers, doubles, bools and dates. Comparing `type == Date.self` directly would call a metadata
-    /// accessor per candidate, which made this lookup cost more than writing the value.
+    /// Looks the type up in a small hash table of metadata pointers. Comparing `type == Date.self` directly would
+    /// call a metadata accessor per candidate, and even a linear scan of the pointers cost more than writing the
+    /// value for types that have no fast path (every nested model), since those had to be compared with them all.
     init(_ type: Any.Type) {
-        let identifier = ObjectIdentifier(type)
-        for (candidate, kind) in BinaryFastPath.table where candidate == identifier {
-            self = kind
-            return
-        }
-        self = .none
+        self = BinaryFastPath.index.kind(of: type)
     }
 
-    private static let table: [(ObjectIdentifier, BinaryFastPath)] = [
-        (ObjectIdentifier(String.self), .string),
-        (ObjectIdentifier(Int.self), .int),
-        (ObjectIdentifier(Double.self), .double),
-        (ObjectIdentifier(Bool.self), .bool),
-        (ObjectIdentifier(Date.self), .date),
-        (ObjectIdentifier([String].self), .stringArray),
-        (ObjectIdentifier(Float.self), .float),
-        (ObjectIdentifier(Int64.self), .int64),
-        (ObjectIdentifier(Int32.self), .int32),
-        (ObjectIdentifier(Int16.self), .int16),
-        (ObjectIdentifier(Int8.self), .int8),
-        (ObjectIdentifier(UInt.self), .uint),
-        (ObjectIdentifier(UInt64.self), .uint64),
-        (ObjectIdentifier(UInt32.self), .uint32),
-        (ObjectIdentifier(UInt16.self), .uint16),
-        (ObjectIdentifier(UInt8.self), .uint8),
-        (ObjectIdentifier(Data.self), .data),
-        (ObjectIdentifier(UUID.self), .uuid),
-        (ObjectIdentifier(URL.self), .url),
-        (ObjectIdentifier([Int].self), .intArray),
-        (ObjectIdentifier([Double].self), .doubleArray),
-    ]
+    private static let index = BinaryFastPathIndex([
+        (String.self, .string),
+        (Int.self, .int),
+        (Double.self, .double),
+        (Bool.self, .bool),
+        (Date.self, .date),
+        ([String].self, .stringArray),
+        (Float.self, .float),
+        (Int64.self, .int64),
+        (Int32.self, .int32),
+        (Int16.self, .int16),
+        (Int8.self, .int8),
+        (UInt.self, .uint),
+        (UInt64.self, .uint64),
+        (UInt32.self, .uint32),
+        (UInt16.self, .uint16),
+        (UInt8.self, .uint8),
+        (Data.self, .data),
+        (UUID.self, .uuid),
+        (URL.self, .url),
+        ([Int].self, .intArray),
+        ([Double].self, .doubleArray),
+    ])
 
     /// Whether a stored value with `tag` is read by the fast path. The Foundation types are also accepted in the
     /// form their own Codable conformance writes (a Date as any number, a UUID as a string, ...), and those go
@@ -118,6 +113,7 @@ extension BinaryEncodingState {
     /// Writes a whole unkeyed container at once; returns false (and writes nothing) if it would be too large, so the
     /// slow path reports the error.
     private func writeArray<Element: BinaryPrimitive>(_ array: [Element]) -> Bool {
+        // A complete container, never part of the chain of open ones: its header is filled in right away.
         let header = writer.writeContainerHeader(BinaryFormat.Tag.unkeyed)
         for element in array {
             element.write(to: &writer)

@@ -99,9 +99,8 @@ public struct BinaryModelCodec: ModelCodec {
     /// - Throws: `EncodingError.invalidValue` if the model nests deeper than 512 levels, writes a container larger
     ///   than 4 GiB, or uses its containers out of order; any error the model's `encode(to:)` throws.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        var bytes: [UInt8] = []
-        try encode(value, appendingTo: &bytes)
-        return Data(bytes)
+        // The Data takes over the encoder's memory, so the payload is never copied.
+        try encodePayload(value).takeData()
     }
 
     /// Decodes a model from `data`.
@@ -119,22 +118,19 @@ public struct BinaryModelCodec: ModelCodec {
     ///
     /// - Throws: The same errors as ``encode(_:)``.
     public func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws {
-        let start = buffer.count
-        // One reservation covers typical records; larger ones grow geometrically as usual.
-        buffer.reserveCapacity(start + 256)
-        buffer.append(BinaryFormat.version)
-        let state = BinaryEncodingState(bytes: [])
-        // Move the caller's array into the encoder and back (swap, not copy), so it stays uniquely referenced and
-        // every append goes straight into the caller's storage.
-        state.writer.exchangeBytes(with: &buffer)
-        defer { state.writer.exchangeBytes(with: &buffer) }
-        do {
-            try state.encodeSingleValue(value, level: 0, depth: 0)
-            try state.finish()
-        } catch {
-            state.writer.truncate(to: start)
-            throw error
-        }
+        // Encoding into the encoder's own memory and copying once at the end beats appending to `buffer` piece by
+        // piece, and leaves `buffer` untouched when encoding throws.
+        try encodePayload(value).appendPayload(to: &buffer)
+    }
+
+    /// Encodes `value` into a fresh encoder's memory and returns the encoder, whose writer holds the payload.
+    private func encodePayload<Value: Encodable>(_ value: Value) throws -> BinaryEncodingState {
+        // One block fits typical records; larger ones grow it geometrically.
+        let state = BinaryEncodingState(capacity: 512)
+        state.writer.writeTag(BinaryFormat.version)
+        try state.encodeSingleValue(value, level: 0, depth: 0)
+        try state.finish()
+        return state
     }
 
     /// Decodes a model from bytes that are only valid during the call.

@@ -268,11 +268,41 @@ struct BinaryReader {
     }
 
     /// Whether the stored key bytes equal `wanted`; compares bytes so no String is built per key.
+    @inline(__always)
     func keyEquals(start: Int, length: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
         guard length == wanted.count else { return false }
         guard length > 0 else { return true }
         guard start >= 0, start <= count &- length else { return false }
-        return memcmp(pointer(start), wanted.baseAddress.unsafelyUnwrapped, length) == 0
+        let stored = pointer(start)
+        let other = UnsafeRawPointer(wanted.baseAddress.unsafelyUnwrapped)
+        // Keys are short: two overlapping word compares beat a call to memcmp up to 16 bytes.
+        switch length {
+        case 8...16:
+            return Self.equalEnds(stored, other, length, as: UInt64.self)
+        case 4..<8:
+            return Self.equalEnds(stored, other, length, as: UInt32.self)
+        case 1..<4:
+            return Self.equalEnds(stored, other, length, as: UInt8.self)
+                && (length < 3
+                    || stored.load(fromByteOffset: 1, as: UInt8.self) == other.load(fromByteOffset: 1, as: UInt8.self))
+        default:
+            return memcmp(stored, other, length) == 0
+        }
+    }
+
+    /// Compares the first and the last `Word` of two `length`-byte ranges (`length` at least the word's size); up to
+    /// twice the word's size that covers every byte, and for three bytes the caller compares the middle one.
+    @inline(__always)
+    private static func equalEnds<Word: FixedWidthInteger>(
+        _ lhs: UnsafeRawPointer,
+        _ rhs: UnsafeRawPointer,
+        _ length: Int,
+        as _: Word.Type
+    ) -> Bool {
+        let tail = length &- MemoryLayout<Word>.size
+        return lhs.loadUnaligned(as: Word.self) == rhs.loadUnaligned(as: Word.self)
+            && lhs.loadUnaligned(fromByteOffset: tail, as: Word.self)
+                == rhs.loadUnaligned(fromByteOffset: tail, as: Word.self)
     }
 
     /// The stored key as a String, for `allKeys`, where the caller needs one anyway.

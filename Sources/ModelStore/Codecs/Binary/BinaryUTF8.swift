@@ -11,7 +11,17 @@ enum BinaryUTF8 {
         let count = bytes.count
         var index = 0
         while index < count {
-            // Text is mostly ASCII: check eight bytes at a time while it is.
+            // Text is mostly ASCII: check 32 bytes at a time while it is, then eight.
+            if count &- index >= 32 {
+                let words = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    | bytes.loadUnaligned(fromByteOffset: index &+ 8, as: UInt64.self)
+                    | bytes.loadUnaligned(fromByteOffset: index &+ 16, as: UInt64.self)
+                    | bytes.loadUnaligned(fromByteOffset: index &+ 24, as: UInt64.self)
+                if words & 0x8080_8080_8080_8080 == 0 {
+                    index &+= 32
+                    continue
+                }
+            }
             if count &- index >= 8,
                 bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
             {

@@ -1,125 +1,148 @@
-/// Appends single values in the binary layout to the caller's byte array.
+import Foundation
+
+/// Appends single values in the binary layout to a growable block of memory that it owns.
 ///
 /// It knows bytes, not Codable: the encoder decides what to write and in which order. Containers are written with a
-/// placeholder header that ``patchContainerHeader(at:count:)`` fills in once the container's size is known, so
-/// nothing is ever moved after it has been written.
+/// placeholder header that is filled in once the container's size is known, so nothing is ever moved after it has
+/// been written.
 ///
-/// Small writes (tags, varints, numbers, short strings) are staged in a 64-byte buffer inside the writer and reach
-/// the array in one append per 64 bytes: each `Array.append` pays for a uniqueness and a capacity check that cost
-/// more than writing a tag, and a typical record is a few dozen such writes. Large strings and data go straight to
-/// the array. Positions (``count``, headers, slots) always include the staged bytes.
+/// The writer owns a plain `malloc` block rather than an `[UInt8]`: every `Array.append` pays for a uniqueness and a
+/// capacity check and cannot be told to skip them, while a write here is one capacity compare and a store. A
+/// finished payload is handed on without another copy (``takeData()``) or copied once into the caller's array.
+///
+/// It is a struct for speed but owns its memory, so exactly one copy may be used, and that copy must call
+/// ``deallocate()`` or ``takeData()`` once; ``BinaryEncodingState`` is that single owner.
 struct BinaryWriter {
-    /// The bytes written so far, except the staged ones. It may start with bytes that belong to the caller (a record
-    /// header); they are never touched.
-    private var bytes: [UInt8]
-    private var staged: Staging = (0, 0, 0, 0, 0, 0, 0, 0)
-    private var stagedCount = 0
+    /// The written bytes start here; position 0 is the payload's first byte (its format version).
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    /// How many bytes have been written.
+    private(set) var count = 0
 
-    private typealias Staging = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-    private static let stagingCapacity = MemoryLayout<Staging>.size
-
-    init(bytes: [UInt8]) {
-        self.bytes = bytes
+    /// - Parameter capacity: The first block's size. Typical records fit, larger ones grow it geometrically.
+    init(capacity: Int) {
+        self.capacity = Swift.max(capacity, 16)
+        base = BinaryWriter.allocate(self.capacity)
     }
 
-    /// Every byte written, including the caller's prefix.
-    var count: Int {
-        bytes.count &+ stagedCount
+    private static func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
+        guard let block = malloc(byteCount) else { fatalError("BinaryModelCodec: out of memory") }
+        return block
     }
 
-    /// Swaps the writer's bytes with `other`, after moving every staged byte into the array; used to move the
-    /// caller's array in and out without copying it.
-    mutating func exchangeBytes(with other: inout [UInt8]) {
-        flush()
-        swap(&bytes, &other)
+    /// Frees the memory; the writer must not be used afterwards.
+    func deallocate() {
+        free(base)
+    }
+
+    /// Copies the written bytes to the end of `buffer`, in one append.
+    func append(to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The written bytes as a `Data` that takes over the memory, so nothing is copied; the writer must not be used
+    /// (nor deallocated) afterwards.
+    func takeData() -> Data {
+        // Shrinking in place is cheap and keeps a long-lived Data from holding on to the unused part of the block.
+        let block = count < capacity / 2 ? (realloc(base, Swift.max(count, 1)) ?? base) : base
+        return Data(bytesNoCopy: block, count: count, deallocator: .free)
     }
 
     /// The byte at `position`, which must be less than ``count``.
-    mutating func byte(at position: Int) -> UInt8 {
-        flush()
-        return bytes[position]
+    func byte(at position: Int) -> UInt8 {
+        precondition(position >= 0 && position < count)
+        return base.load(fromByteOffset: position, as: UInt8.self)
     }
 
     /// Drops everything written at or after `position`.
     mutating func truncate(to position: Int) {
-        flush()
-        bytes.removeSubrange(position...)
+        precondition(position >= 0 && position <= count)
+        count = position
     }
 
-    // MARK: - Staging
+    // MARK: - Room
 
-    private mutating func flush() {
-        guard stagedCount > 0 else { return }
-        let count = stagedCount
-        stagedCount = 0
-        withUnsafeBytes(of: &staged) { staging in
-            bytes.append(contentsOf: UnsafeRawBufferPointer(start: staging.baseAddress, count: count))
-        }
-    }
-
-    /// Makes room for `length` staged bytes; `length` is at most the staging capacity.
+    /// Makes sure `length` more bytes fit.
     @inline(__always)
-    private mutating func stage(_ length: Int) {
-        if stagedCount &+ length > BinaryWriter.stagingCapacity {
-            flush()
+    private mutating func reserve(_ length: Int) {
+        if _slowPath(capacity &- count < length) {
+            grow(toFit: length)
         }
     }
+
+    @inline(never)
+    private mutating func grow(toFit length: Int) {
+        let (needed, overflow) = count.addingReportingOverflow(length)
+        precondition(!overflow, "BinaryModelCodec: payload too large")
+        var newCapacity = capacity
+        while newCapacity < needed {
+            newCapacity = newCapacity <= Int.max / 2 ? newCapacity * 2 : needed
+        }
+        guard let block = realloc(base, newCapacity) else { fatalError("BinaryModelCodec: out of memory") }
+        base = block
+        capacity = newCapacity
+    }
+
+    // Stores below go to `base + count`, after `reserve` made room; raw stores need no alignment.
 
     @inline(__always)
     private mutating func put(_ byte: UInt8) {
-        stage(1)
-        let offset = stagedCount
-        withUnsafeMutableBytes(of: &staged) { $0[offset] = byte }
-        stagedCount &+= 1
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count &+= 1
+    }
+
+    /// LEB128: seven bits per byte, least significant group first, high bit set on every byte but the last.
+    /// Needs up to 10 bytes of room.
+    @inline(__always)
+    private mutating func putVarint(_ value: UInt64) {
+        var value = value
+        var offset = count
+        while value >= 0x80 {
+            base.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, toByteOffset: offset, as: UInt8.self)
+            value &>>= 7
+            offset &+= 1
+        }
+        base.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: offset, as: UInt8.self)
+        count = offset &+ 1
+    }
+
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count &+= bytes.count
     }
 
     @inline(__always)
     private mutating func put<Value: FixedWidthInteger>(tag: UInt8, littleEndian value: Value) {
-        let size = MemoryLayout<Value>.size
-        stage(1 + size)
-        let offset = stagedCount
-        withUnsafeMutableBytes(of: &staged) { raw in
-            raw[offset] = tag
-            raw.storeBytes(of: value.littleEndian, toByteOffset: offset &+ 1, as: Value.self)
-        }
-        stagedCount &+= 1 &+ size
+        reserve(1 &+ MemoryLayout<Value>.size)
+        base.storeBytes(of: tag, toByteOffset: count, as: UInt8.self)
+        base.storeBytes(of: value.littleEndian, toByteOffset: count &+ 1, as: Value.self)
+        count &+= 1 &+ MemoryLayout<Value>.size
     }
 
     // MARK: - Values
 
     mutating func writeTag(_ tag: UInt8) {
+        reserve(1)
         put(tag)
     }
 
-    /// LEB128: seven bits per byte, least significant group first, high bit set on every byte but the last.
-    mutating func writeVarint(_ value: UInt64) {
-        stage(10)
-        var value = value
-        var offset = stagedCount
-        withUnsafeMutableBytes(of: &staged) { raw in
-            while value >= 0x80 {
-                raw[offset] = UInt8(truncatingIfNeeded: value) | 0x80
-                value &>>= 7
-                offset &+= 1
-            }
-            raw[offset] = UInt8(truncatingIfNeeded: value)
-        }
-        stagedCount = offset &+ 1
-    }
-
     mutating func writeUnsigned(_ value: UInt64) {
+        reserve(11)
         put(BinaryFormat.Tag.unsigned)
-        writeVarint(value)
+        putVarint(value)
     }
 
     /// Zigzag maps small negative numbers to small varints: 0, -1, 1, -2, ... become 0, 1, 2, 3, ...
     mutating func writeSigned(_ value: Int64) {
+        reserve(11)
         put(BinaryFormat.Tag.signed)
-        writeVarint(UInt64(bitPattern: (value &<< 1) ^ (value &>> 63)))
+        putVarint(UInt64(bitPattern: (value &<< 1) ^ (value &>> 63)))
     }
 
     mutating func writeBool(_ value: Bool) {
-        put(value ? BinaryFormat.Tag.trueValue : BinaryFormat.Tag.falseValue)
+        writeTag(value ? BinaryFormat.Tag.trueValue : BinaryFormat.Tag.falseValue)
     }
 
     /// Stores the bit pattern, so NaN payloads, signed zeros and infinities come back unchanged.
@@ -133,58 +156,77 @@ struct BinaryWriter {
     }
 
     mutating func writeString(_ value: String) {
-        put(BinaryFormat.Tag.string)
-        writeKey(value)
+        writeUTF8(of: value, tag: BinaryFormat.Tag.string)
     }
 
     /// A key is a string without a tag: its position in an entry already says what it is.
     mutating func writeKey(_ key: String) {
-        var key = key
-        // withUTF8 hands out the string's own storage for native strings, so nothing is transcoded or copied.
-        key.withUTF8 { writeLengthPrefixed(UnsafeRawBufferPointer($0)) }
+        writeUTF8(of: key, tag: nil)
+    }
+
+    @inline(__always)
+    private mutating func writeUTF8(of string: String, tag: UInt8?) {
+        // The UTF-8 view hands out native and small strings' bytes in place, without copying the String (as
+        // `withUTF8` would, being mutating); only bridged strings take the slow path.
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            writeLengthPrefixed(UnsafeRawBufferPointer(utf8), tag: tag)
+        }
+        if done == nil {
+            var copy = string
+            copy.withUTF8 { writeLengthPrefixed(UnsafeRawBufferPointer($0), tag: tag) }
+        }
+    }
+
+    @inline(__always)
+    private mutating func writeLengthPrefixed(_ raw: UnsafeRawBufferPointer, tag: UInt8?) {
+        reserve(11 &+ raw.count)
+        if let tag {
+            put(tag)
+        }
+        putVarint(UInt64(raw.count))
+        put(raw)
     }
 
     mutating func writeBytes(_ raw: UnsafeRawBufferPointer) {
-        put(BinaryFormat.Tag.bytes)
-        writeLengthPrefixed(raw)
+        writeLengthPrefixed(raw, tag: BinaryFormat.Tag.bytes)
     }
 
-    private mutating func writeLengthPrefixed(_ raw: UnsafeRawBufferPointer) {
-        writeVarint(UInt64(raw.count))
-        let length = raw.count
-        guard length <= BinaryWriter.stagingCapacity else {
-            flush()
-            bytes.append(contentsOf: raw)
-            return
-        }
-        guard let source = raw.baseAddress else { return }
-        stage(length)
-        let offset = stagedCount
-        withUnsafeMutableBytes(of: &staged) { staging in
-            (staging.baseAddress.unsafelyUnwrapped + offset).copyMemory(from: source, byteCount: length)
-        }
-        stagedCount &+= length
-    }
+    // MARK: - Container headers
 
-    /// Writes a container's tag and a zeroed length and count, and returns where the header starts.
-    mutating func writeContainerHeader(_ tag: UInt8) -> Int {
+    /// Writes a container's tag followed by two 32-bit words, and returns where the header starts. The words are
+    /// placeholders for the body length and the element count; until the container is finished the encoder may
+    /// keep its own bookkeeping in them (see ``BinaryEncodingState``).
+    mutating func writeContainerHeader(_ tag: UInt8, first: UInt32 = 0, second: UInt32 = 0) -> Int {
         let header = count
-        put(tag: tag, littleEndian: UInt64(0))
+        reserve(BinaryFormat.containerHeaderSize)
+        put(tag)
+        base.storeBytes(of: first.littleEndian, toByteOffset: count, as: UInt32.self)
+        base.storeBytes(of: second.littleEndian, toByteOffset: count &+ 4, as: UInt32.self)
+        count &+= 8
         return header
+    }
+
+    /// Reads one of the two header words of the container at `header`: word 0 is the length, word 1 the count.
+    func headerWord(_ word: Int, at header: Int) -> UInt32 {
+        let offset = header &+ 1 &+ 4 &* word
+        precondition(header >= 0 && offset &+ 4 <= count)
+        return UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// Overwrites one of the two header words of the container at `header`.
+    mutating func setHeaderWord(_ word: Int, at header: Int, to value: UInt32) {
+        let offset = header &+ 1 &+ 4 &* word
+        precondition(header >= 0 && offset &+ 4 <= count)
+        base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
     }
 
     /// Fills in the length and count of the container whose header starts at `header`; its body is everything
     /// written since. Returns false when the body is too long for the format's 32-bit lengths.
     mutating func patchContainerHeader(at header: Int, count elementCount: Int) -> Bool {
-        flush()
-        let length = bytes.count - header - BinaryFormat.containerHeaderSize
+        let length = count - header - BinaryFormat.containerHeaderSize
         guard length <= BinaryFormat.maximumLength, elementCount <= BinaryFormat.maximumLength else { return false }
-        let length32 = UInt32(truncatingIfNeeded: length).littleEndian
-        let count32 = UInt32(truncatingIfNeeded: elementCount).littleEndian
-        bytes.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: length32, toByteOffset: header + 1, as: UInt32.self)
-            raw.storeBytes(of: count32, toByteOffset: header + 5, as: UInt32.self)
-        }
+        setHeaderWord(0, at: header, to: UInt32(truncatingIfNeeded: length))
+        setHeaderWord(1, at: header, to: UInt32(truncatingIfNeeded: elementCount))
         return true
     }
 }
