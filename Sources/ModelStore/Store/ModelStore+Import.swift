@@ -62,7 +62,10 @@ extension ModelStore {
         let total = (models as? any Collection)?.count
         var importer = try ChunkedImporter(store: self, batchSize: batchSize, total: total, sync: sync, progress: progress)
         for model in models {
-            if try await importer.add(model, forKey: key(model).description) == .cancelled { break }
+            let step = try importer.add(model, forKey: key(model).description)
+            if step == .cancelled { break }
+            // Between chunks only: an await per model would cost more than LevelDB's share.
+            if step == .committed { await Task.yield() }  // lets other tasks run, and cancellation be noticed
         }
         return try importer.finish()
     }
@@ -86,7 +89,9 @@ extension ModelStore {
     ) async throws -> ImportReport where Models.Element: Encodable {
         var importer = try ChunkedImporter(store: self, batchSize: batchSize, total: nil, sync: sync, progress: progress)
         for try await model in models {
-            if try await importer.add(model, forKey: key(model).description) == .cancelled { break }
+            let step = try importer.add(model, forKey: key(model).description)
+            if step == .cancelled { break }
+            if step == .committed { await Task.yield() }
         }
         return try importer.finish()
     }
@@ -94,7 +99,7 @@ extension ModelStore {
 
 /// Accumulates models into a LevelDB batch and commits it every `batchSize` models.
 struct ChunkedImporter {
-    enum Step { case added, cancelled }
+    enum Step { case added, committed, cancelled }
 
     let store: ModelStore
     let database: OpenDatabase
@@ -126,9 +131,9 @@ struct ChunkedImporter {
         keys.reserveCapacity(self.batchSize)
     }
 
-    /// Adds one model; commits the chunk when it is full. Returns `.cancelled` when the task
-    /// was cancelled, after which the caller stops feeding models.
-    mutating func add<Value: Encodable>(_ model: Value, forKey key: String) async throws -> Step {
+    /// Adds one model; commits the chunk when it is full (returning `.committed`). Returns
+    /// `.cancelled` when the task was cancelled, after which the caller stops feeding models.
+    mutating func add<Value: Encodable>(_ model: Value, forKey key: String) throws -> Step {
         if batch.count == 0, Task.isCancelled {
             cancelled = true
             return .cancelled
@@ -140,7 +145,7 @@ struct ChunkedImporter {
         keys.append(key)
         if batch.count >= batchSize || batch.byteCount >= 64 << 20 {
             try commit()
-            await Task.yield()  // lets other tasks run, and cancellation be noticed, between chunks
+            return .committed
         }
         return .added
     }
