@@ -89,13 +89,9 @@ final class LevelDBIterator {
             var lastKey: [UInt8]? = nil
             while seen < limit, leveldb_iter_valid(iterator) != 0 {
                 try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }  // see withCurrent
-                var keyLength = 0
-                var valueLength = 0
-                let key = leveldb_iter_key(iterator, &keyLength)
-                let value = leveldb_iter_value(iterator, &valueLength)
-                let keyBytes = UnsafeRawBufferPointer(start: key, count: keyLength)
+                let (keyBytes, value) = currentRecord()
                 seen += 1
-                let proceed = try body(keyBytes, UnsafeRawBufferPointer(start: value, count: valueLength))
+                let proceed = try body(keyBytes, value)
                 // Copied once per chunk, not per record: the bytes die when the iterator moves.
                 if seen == limit { lastKey = Array(keyBytes) }
                 leveldb_iter_next(iterator)
@@ -134,13 +130,8 @@ final class LevelDBIterator {
                 // As in withCurrent: a block LevelDB could not read leaves only an error behind.
                 try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
                 guard leveldb_iter_valid(iterator) != 0 else { return false }
-                var keyLength = 0
-                var valueLength = 0
-                let key = leveldb_iter_key(iterator, &keyLength)
-                let value = leveldb_iter_value(iterator, &valueLength)
-                let visit = try body(
-                    UnsafeRawBufferPointer(start: key, count: keyLength),
-                    UnsafeRawBufferPointer(start: value, count: valueLength))
+                let (key, value) = currentRecord()
+                let visit = try body(key, value)
                 if visit == .end { return false }
                 if reverse { leveldb_iter_prev(iterator) } else { leveldb_iter_next(iterator) }
                 if visit == .take { return true }
@@ -161,13 +152,19 @@ final class LevelDBIterator {
             // before the database does would otherwise miss the damaged block's records silently.
             try withLevelDBErrorPointer { leveldb_iter_get_error(iterator, $0) }
             guard leveldb_iter_valid(iterator) != 0 else { return nil }
-            var keyLength = 0
-            var valueLength = 0
-            let key = leveldb_iter_key(iterator, &keyLength)
-            let value = leveldb_iter_value(iterator, &valueLength)
-            return try body(
-                UnsafeRawBufferPointer(start: key, count: keyLength),
-                UnsafeRawBufferPointer(start: value, count: valueLength))
+            let (key, value) = currentRecord()
+            return try body(key, value)
         }
+    }
+
+    /// The key and value the iterator is on; valid until it moves. Call only under the
+    /// database's lock, on a valid iterator.
+    @inline(__always)
+    private func currentRecord() -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        var keyLength = 0
+        var valueLength = 0
+        let key = leveldb_iter_key(iterator, &keyLength)
+        let value = leveldb_iter_value(iterator, &valueLength)
+        return (UnsafeRawBufferPointer(start: key, count: keyLength), UnsafeRawBufferPointer(start: value, count: valueLength))
     }
 }
