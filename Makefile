@@ -23,6 +23,6 @@ test-examples: dependencies
 bench: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench
 
-# The same plus 1,000,000 records and the memory check (about an hour on 2 cores).
+# The same plus 1,000,000 records and the memory check (about 30 minutes on 2 cores).
 bench-full: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench --full
