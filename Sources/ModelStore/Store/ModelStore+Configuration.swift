@@ -51,10 +51,10 @@ extension ModelStore {
         /// Whether LevelDB compresses blocks with Snappy. Off by default.
         ///
         /// A random read decompresses a whole block (4 KiB) to find one record, which
-        /// measured about 3.5 µs of a 5.8 µs read at 100,000 records. Without compression
-        /// LevelDB reads the block in place from its memory-mapped table: reads cost about a
-        /// third and random writes about 0.8x. The price is disk: JSON models take about
-        /// twice the space (43 MB instead of 21 MB for 100,000 records of 414 bytes). Turn it
+        /// measured about 2.5 µs of a 4 µs engine read at 100,000 records. Without compression
+        /// LevelDB reads the block in place from its memory-mapped table: reads cost a third
+        /// to a half and random writes 0.7–0.9x. The price is disk: JSON models take about
+        /// twice the space (42 MiB instead of 21 MiB for 100,000 records of 414 bytes). Turn it
         /// on for large stores that are rarely read. Databases can switch freely: every block
         /// records whether it is compressed. See PERFORMANCE.md.
         public var usesSnappyCompression: Bool = false
@@ -74,7 +74,7 @@ extension ModelStore {
         /// With it, a damaged table reads as ``ModelStoreError/corrupted(path:message:)``;
         /// without it, a flipped byte in an uncompressed block can come back as a wrong value
         /// or a decoding error. It costs a checksum of one block (4 KiB) per read that is not
-        /// served from the block cache: about 0.8 µs. Turn it off only to measure, or when a
+        /// served from the block cache: about 0.7 µs. Turn it off only to measure, or when a
         /// layer below (a checksumming file system) already guarantees integrity.
         public var verifiesChecksums: Bool = true
 

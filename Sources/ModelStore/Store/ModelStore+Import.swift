@@ -122,7 +122,7 @@ struct ChunkedImporter {
     let started: ContinuousClock.Instant
     var batch = LevelDBWriteBatch()
     var keys: [String] = []
-    /// One encoding buffer for every record (see `encodeRecord(_:forKey:lifetime:into:)`).
+    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:to:buffer:)`).
     var recordBuffer: [UInt8] = []
     var written = 0
     var chunks = 0
@@ -151,10 +151,7 @@ struct ChunkedImporter {
             cancelled = true
             return .cancelled
         }
-        try store.encodeRecord(model, forKey: key, lifetime: nil, into: &recordBuffer)
-        try store.withKeyBytes(key) { keyBytes in
-            recordBuffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
-        }
+        try store.addRecord(model, forKey: key, lifetime: nil, to: batch, buffer: &recordBuffer)
         keys.append(key)
         if batch.count >= batchSize || batch.byteCount >= 64 << 20 {
             try commit()

@@ -12,7 +12,7 @@ extension ModelStore {
         /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
         /// the batch is applied, so nothing is written.
         private var deferredError: ModelStoreError?
-        /// One encoding buffer for every record of the batch (see `encodeRecord(_:forKey:lifetime:into:)`).
+        /// One encoding buffer for every record of the batch (see `addRecord(_:forKey:lifetime:to:buffer:)`).
         private var recordBuffer: [UInt8] = []
 
         init(store: ModelStore) {
@@ -56,10 +56,7 @@ extension ModelStore {
         }
 
         func add<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
-            try store.encodeRecord(value, forKey: key, lifetime: lifetime, into: &recordBuffer)
-            try store.withKeyBytes(key) { keyBytes in
-                recordBuffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
-            }
+            try store.addRecord(value, forKey: key, lifetime: lifetime, to: batch, buffer: &recordBuffer)
             keys.append(key)
             kinds.append(.set)
         }

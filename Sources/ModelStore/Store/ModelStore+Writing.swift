@@ -56,6 +56,19 @@ extension ModelStore {
         return buffer
     }
 
+    /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write
+    /// batches and imports share. The key is validated once, by the encoding.
+    func addRecord<Value: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, to batch: LevelDBWriteBatch,
+        buffer: inout [UInt8]
+    ) throws {
+        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &buffer)
+        var key = key
+        key.withUTF8 { keyBytes in
+            buffer.withUnsafeBytes { batch.put(key: UnsafeRawBufferPointer(keyBytes), value: $0) }
+        }
+    }
+
     /// Encodes the header and model into `buffer`, replacing its contents but keeping its
     /// capacity: batches and imports reuse one buffer for all their records (LevelDB copies
     /// each record into the batch), which saves an allocation per record.
