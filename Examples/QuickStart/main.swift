@@ -123,6 +123,9 @@ func run() async throws {
     }
     // README: end
     print("keys with prefix 9999: \(firstTen.joined(separator: ", "))")
+    // LevelDB's size estimate counts only sorted tables; a compaction writes out the records
+    // still held in its in-memory buffer (16 MiB by default) first.
+    try items.compact()
     print("records: \(try items.count()), on disk: about \(try items.approximateSize() / 1_024) KiB")
 
     section("Sweeping and cleaning up")
