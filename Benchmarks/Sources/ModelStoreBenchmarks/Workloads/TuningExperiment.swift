@@ -7,11 +7,16 @@ struct TuningVariant: Sendable {
     var tuning: LevelDBTuning
 
     /// LevelDB's defaults, then one knob at a time, then ModelStore's defaults with and
-    /// without Snappy.
+    /// without Snappy and with smaller blocks.
     static var all: [TuningVariant] {
         let defaults = LevelDBTuning.levelDBDefaults
         func changing(_ title: String, _ change: (inout LevelDBTuning) -> Void) -> TuningVariant {
             var tuning = defaults
+            change(&tuning)
+            return TuningVariant(title: title, tuning: tuning)
+        }
+        func modelStoreChanging(_ title: String, _ change: (inout LevelDBTuning) -> Void) -> TuningVariant {
+            var tuning = LevelDBTuning.modelStoreDefaults
             change(&tuning)
             return TuningVariant(title: title, tuning: tuning)
         }
@@ -27,6 +32,8 @@ struct TuningVariant: Sendable {
             changing("block size 1 KiB") { $0.blockSize = 1 << 10 },
             TuningVariant(title: "ModelStore defaults", tuning: .modelStoreDefaults),
             TuningVariant(title: "ModelStore defaults, Snappy on", tuning: .snappyCompressed),
+            modelStoreChanging("ModelStore defaults, 2 KiB blocks") { $0.blockSize = 2 << 10 },
+            modelStoreChanging("ModelStore defaults, 1 KiB blocks") { $0.blockSize = 1 << 10 },
         ]
     }
 }
