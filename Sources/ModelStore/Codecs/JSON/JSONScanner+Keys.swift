@@ -1,0 +1,71 @@
+import Foundation
+
+extension JSONScanner {
+    /// Scans the key at `position` of the object at tape index `object`, and the colon after it; returns where the
+    /// key's value starts.
+    ///
+    /// Foundation matches keys as Swift Strings, which compare by Unicode canonical equivalence, and keeps the first
+    /// of two equal keys. Keys that are plain ASCII and all different can be matched byte for byte instead, which is
+    /// much cheaper; any other object is flagged ``JSONTapeEntry/Flags/needsStringKeys`` so that lookups in it
+    /// compare Strings exactly as Foundation does.
+    mutating func scanKey(at position: Int, object: Int) throws(JSONSyntaxError) -> Int {
+        guard position < length, byte(position) == UInt8(ascii: "\"") else {
+            throw JSONSyntaxError(reason: "expected a string key", offset: position)
+        }
+        let (end, flags) = try scanStringBody(at: position)
+        let start = position &+ 1
+        var hash: UInt32 = 0
+        if flags != 0 {
+            tape[object].tag |= JSONTapeEntry.Flags.needsStringKeys
+        } else if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
+            hash = keyHash(start: start, end: end)
+            // While the object is open, its `start` field is a 32-bit Bloom filter of its keys' hashes, so only a
+            // possible duplicate costs a walk over the earlier keys.
+            let bit: UInt32 = 1 &<< (hash &>> 27)
+            let filter = tape[object].start
+            if filter & bit != 0 && hasEarlierKey(start: start, end: end, hash: hash, in: object) {
+                tape[object].tag |= JSONTapeEntry.Flags.needsStringKeys
+            }
+            tape[object].start = filter | bit
+        }
+        let tag = JSONKind.string.rawValue | flags
+        _ = tape.append(JSONTapeEntry(tag: tag, start: UInt32(start), end: UInt32(end), count: hash))
+        let colon = skipWhitespace(end &+ 1)
+        guard colon < length, byte(colon) == UInt8(ascii: ":") else {
+            throw JSONSyntaxError(reason: "expected ':' after a key", offset: colon)
+        }
+        return skipWhitespace(colon &+ 1)
+    }
+
+    /// A cheap hash of an ASCII key: its length and three of its bytes, mixed. Only used to rule duplicates out.
+    private func keyHash(start: Int, end: Int) -> UInt32 {
+        let count = end &- start
+        var hash = UInt32(truncatingIfNeeded: count) &* 0x9E37_79B1
+        if count > 0 {
+            hash ^= UInt32(byte(start)) | UInt32(byte(end &- 1)) &<< 8 | UInt32(byte(start &+ count &>> 1)) &<< 16
+        }
+        hash ^= hash &>> 15
+        hash &*= 0x2C1B_3C6D
+        hash ^= hash &>> 12
+        hash &*= 0x297A_2D39
+        hash ^= hash &>> 15
+        return hash
+    }
+
+    /// Whether an earlier key of the open object at `object` has the bytes in `start..<end`.
+    private func hasEarlierKey(start: Int, end: Int, hash: UInt32, in object: Int) -> Bool {
+        let count = end &- start
+        var key = object &+ 1
+        // Every earlier key's value is complete, so `next(after:)` can step over it.
+        while key < tape.count {
+            let entry = tape[key]
+            if entry.count == hash, Int(entry.end &- entry.start) == count,
+                memcmp(bytes + Int(entry.start), bytes + start, count) == 0
+            {
+                return true
+            }
+            key = tape.next(after: key &+ 1)
+        }
+        return false
+    }
+}
