@@ -1,0 +1,127 @@
+import Foundation
+
+/// The keys of one object as Strings, mapped to the tape index of the first key equal to each: Foundation's view
+/// of an object, which is a `[String: Value]` built keeping the first of equal keys.
+typealias JSONKeyIndex = [String: Int]
+
+extension JSONDecodingState {
+    /// Objects with more pairs than this get a String index on their first out-of-order lookup; below it a linear
+    /// scan over the key bytes is faster than hashing.
+    static let linearLookupLimit = 32
+
+    /// The tape index of the value stored under `key` in the object at tape index `object`, or nil if it has none.
+    ///
+    /// Foundation compares keys as Strings. For objects whose keys are all distinct plain ASCII (nearly all), a
+    /// byte comparison gives the same answer for ASCII names. Models nearly always ask for keys in the order they
+    /// were written, so the key after the previous hit is tried first and usually matches at once.
+    func valueIndex(forKey key: some CodingKey, in object: Int) -> Int? {
+        if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
+            var name = key.stringValue
+            let found = name.withUTF8 { findBytes($0, in: object) }
+            switch found {
+            case Lookup.absent: return nil
+            case Lookup.needsStrings: return valueIndex(forName: name, in: object)
+            default: return found
+            }
+        }
+        return valueIndex(forName: key.stringValue, in: object)
+    }
+
+    private enum Lookup {
+        static let absent = -1
+        static let needsStrings = -2
+    }
+
+    /// The value index for the key whose bytes are `wanted`, ``Lookup/absent``, or ``Lookup/needsStrings`` when
+    /// bytes cannot settle the question.
+    private func findBytes(_ wanted: UnsafeBufferPointer<UInt8>, in object: Int) -> Int {
+        let entry = tape[object]
+        let end = Int(entry.end)
+        let hint = Int(entry.start)
+        if hint < end, keyEquals(hint, wanted) {
+            return found(key: hint, in: object)
+        }
+        guard entry.count <= Self.linearLookupLimit else { return Lookup.needsStrings }
+        var key = object &+ 1
+        while key < end {
+            if keyEquals(key, wanted) {
+                return found(key: key, in: object)
+            }
+            key = tape.next(after: key &+ 1)
+        }
+        // A miss settles it only for an ASCII name: a non-ASCII name can still equal an ASCII key under Unicode
+        // canonical equivalence (the Kelvin sign U+212A equals "K").
+        for byte in wanted where byte >= 0x80 {
+            return Lookup.needsStrings
+        }
+        return Lookup.absent
+    }
+
+    /// Remembers that the next lookup in `object` probably wants the key after `key`; returns `key`'s value index.
+    @inline(__always)
+    private func found(key: Int, in object: Int) -> Int {
+        tape[object].start = UInt32(truncatingIfNeeded: tape.next(after: key &+ 1))
+        return key &+ 1
+    }
+
+    @inline(__always)
+    private func keyEquals(_ key: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+        let entry = tape[key]
+        let count = Int(entry.end &- entry.start)
+        guard count == wanted.count else { return false }
+        guard count > 0 else { return true }
+        return memcmp(bytes + Int(entry.start), wanted.baseAddress.unsafelyUnwrapped, count) == 0
+    }
+
+    /// Looks `name` up as Foundation does: by String equality, the first of equal keys winning.
+    private func valueIndex(forName name: String, in object: Int) -> Int? {
+        guard let key = keyIndex(for: object)[name] else { return nil }
+        return found(key: key, in: object)
+    }
+
+    /// The object's ``JSONKeyIndex``, built on first use.
+    private func keyIndex(for object: Int) -> JSONKeyIndex {
+        if let index = keyIndexes[object] {
+            return index
+        }
+        var index = JSONKeyIndex(minimumCapacity: Int(tape[object].count))
+        forEachKey(in: object) { key in
+            let name = string(of: tape[key])
+            if index[name] == nil {
+                index[name] = key
+            }
+        }
+        keyIndexes[object] = index
+        return index
+    }
+
+    /// The object's keys as Foundation's keyed container has them: each distinct String once, here in document
+    /// order (Foundation's order is its dictionary's, which is unspecified).
+    func keyNames(in object: Int) -> [String] {
+        var names: [String] = []
+        names.reserveCapacity(Int(tape[object].count))
+        if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
+            // All keys are distinct.
+            forEachKey(in: object) { names.append(string(of: tape[$0])) }
+            return names
+        }
+        let index = keyIndex(for: object)
+        forEachKey(in: object) { key in
+            let name = string(of: tape[key])
+            if index[name] == key {
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    /// Calls `body` with the tape index of each key of the object at `object`, in document order.
+    private func forEachKey(in object: Int, _ body: (Int) -> Void) {
+        let end = Int(tape[object].end)
+        var key = object &+ 1
+        while key < end {
+            body(key)
+            key = tape.next(after: key &+ 1)
+        }
+    }
+}
