@@ -69,8 +69,8 @@ extension JSONDecodingState {
         let entry = tape[key]
         let count = Int(entry.end &- entry.start)
         guard count == wanted.count else { return false }
-        guard count > 0 else { return true }
-        return memcmp(bytes + Int(entry.start), wanted.baseAddress.unsafelyUnwrapped, count) == 0
+        guard let wantedBytes = wanted.baseAddress else { return true }
+        return JSONBytes.equal(bytes + Int(entry.start), wantedBytes, count: count)
     }
 
     /// Looks `name` up as Foundation does: by String equality, the first of equal keys winning.

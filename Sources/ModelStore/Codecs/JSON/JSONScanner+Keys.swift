@@ -1,5 +1,3 @@
-import Foundation
-
 extension JSONScanner {
     /// Scans the key at `position` of the object at tape index `object`, and the colon after it; returns where the
     /// key's value starts.
@@ -37,19 +35,15 @@ extension JSONScanner {
         return skipWhitespace(colon &+ 1)
     }
 
-    /// A cheap hash of an ASCII key: its length and three of its bytes, mixed. Only used to rule duplicates out.
+    /// A cheap hash of an ASCII key: its length and three of its bytes, spread by one multiply so that the top
+    /// five bits (the Bloom filter's bit) depend on all of them. Only used to rule duplicates out.
+    @inline(__always)
     private func keyHash(start: Int, end: Int) -> UInt32 {
         let count = end &- start
-        var hash = UInt32(truncatingIfNeeded: count) &* 0x9E37_79B1
-        if count > 0 {
-            hash ^= UInt32(byte(start)) | UInt32(byte(end &- 1)) &<< 8 | UInt32(byte(start &+ count &>> 1)) &<< 16
-        }
-        hash ^= hash &>> 15
-        hash &*= 0x2C1B_3C6D
-        hash ^= hash &>> 12
-        hash &*= 0x297A_2D39
-        hash ^= hash &>> 15
-        return hash
+        guard count > 0 else { return 0 }
+        let sample = UInt32(byte(start)) | UInt32(byte(end &- 1)) &<< 8 | UInt32(byte(start &+ count &>> 1)) &<< 16
+            | UInt32(truncatingIfNeeded: count) &<< 24
+        return (sample ^ sample &>> 13) &* 0x9E37_79B1
     }
 
     /// Whether an earlier key of the open object at `object` has the bytes in `start..<end`.
@@ -60,7 +54,7 @@ extension JSONScanner {
         while key < tape.count {
             let entry = tape[key]
             if entry.count == hash, Int(entry.end &- entry.start) == count,
-                memcmp(bytes + Int(entry.start), bytes + start, count) == 0
+                JSONBytes.equal(bytes + Int(entry.start), bytes + start, count: count)
             {
                 return true
             }
