@@ -113,14 +113,29 @@ enum JSONNumberParser {
 
     // MARK: - Decimal
 
-    /// Foundation reads Decimal from the number's text with the same parser `Decimal(string:)` uses; a value that
-    /// parser cannot hold (too large or too small) makes Foundation throw.
+    /// Foundation reads Decimal from the number's text with the parser `Decimal(string:)` uses, but requires it to
+    /// consume the whole text, which `Decimal(string:)` does not check; a value that parser cannot hold (too large
+    /// or too small) makes Foundation throw.
     static func decimal(_ text: UnsafeRawBufferPointer) throws(JSONValueError) -> Decimal {
+        // Texts up to the length JSONEncoder writes for Decimal (its largest value has 166 digits) with short
+        // exponents are read to the end; anything else is left to Foundation
+        // rather than risk a partial parse passing for the whole.
+        guard text.count <= 200, exponentDigits(text) <= 3 else { throw .needsFoundation }
         guard let value = Decimal(string: String(decoding: text, as: UTF8.self)), !value.isNaN else {
             throw .needsFoundation
         }
         return value
     }
+}
+
+/// How many digits the exponent of a validated number has (0 without one).
+private func exponentDigits(_ text: UnsafeRawBufferPointer) -> Int {
+    var digits = 0
+    for byte in text.reversed() {
+        if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return digits }
+        if byte &- UInt8(ascii: "0") < 10 { digits &+= 1 }
+    }
+    return 0
 }
 
 /// A validated JSON number split into sign, up to 19 significant digits and a power of ten.
