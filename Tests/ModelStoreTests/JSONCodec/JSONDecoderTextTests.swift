@@ -74,6 +74,21 @@ extension JSONCodecTests {
             expectSameAsFoundation([String: Int].self, json: "{\(many)}", fast: .decodes)
         }
 
+        @Test func hugeObjectsDecodeInLinearTime() {
+            // 50,000 keys, all distinct, then all the same: duplicate checks must not go quadratic (which would take
+            // over a billion comparisons here).
+            let distinct = "{" + (0..<50_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}"
+            let same = "{" + (0..<50_000).map { "\"k\":\($0)" }.joined(separator: ",") + "}"
+            let clock = ContinuousClock()
+            let elapsed = clock.measure {
+                #expect((try? fast([String: Int].self, Array(distinct.utf8)).get().count) == 50_000)
+                #expect((try? fast([String: Int].self, Array(same.utf8)).get()) == ["k": 0])
+            }
+            #expect(elapsed < .seconds(3))
+            expectSameAsFoundation(Small.self, json: "{" + (0..<100).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"a\":7}",
+                                   fast: .decodes)
+        }
+
         @Test func missingExtraAndNullKeys() {
             expectSameAsFoundation(Small.self, json: #"{"b":"x"}"#, fast: .defers)
             expectSameAsFoundation(Small.self, json: #"{"a":null}"#, fast: .defers)

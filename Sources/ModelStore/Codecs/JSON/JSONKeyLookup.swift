@@ -1,18 +1,19 @@
 import Foundation
 
-/// The keys of one object as Strings, mapped to the tape index of the first key equal to each: Foundation's view
-/// of an object, which is a `[String: Value]` built keeping the first of equal keys.
-typealias JSONKeyIndex = [String: Int]
+/// The keys of one object as Strings: Foundation's view of an object, which is a `[String: Value]` built keeping
+/// the first of equal keys.
+struct JSONKeyIndex {
+    /// The tape index of the first key equal to each String.
+    var positions: [String: Int]
+    /// Those first keys, in document order.
+    var names: [String]
+}
 
 extension JSONDecodingState {
-    /// Objects with more pairs than this get a String index on their first out-of-order lookup; below it a linear
-    /// scan over the key bytes is faster than hashing.
-    static let linearLookupLimit = 32
-
     /// The tape index of the value stored under `key` in the object at tape index `object`, or nil if it has none.
     ///
     /// Foundation compares keys as Strings. For objects whose keys are all distinct plain ASCII (nearly all), a
-    /// byte comparison gives the same answer for ASCII names. Models nearly always ask for keys in the order they
+    /// byte comparison gives the same answer for ASCII names; other objects, and large ones, get a String index. Models nearly always ask for keys in the order they
     /// were written, so the key after the previous hit is tried first and usually matches at once.
     func valueIndex(forKey key: some CodingKey, in object: Int) -> Int? {
         if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
@@ -41,7 +42,7 @@ extension JSONDecodingState {
         if hint < end, keyEquals(hint, wanted) {
             return found(key: hint, in: object)
         }
-        guard entry.count <= Self.linearLookupLimit else { return Lookup.needsStrings }
+        // The scanner flags objects with many pairs, so this scan stays short.
         var key = object &+ 1
         while key < end {
             if keyEquals(key, wanted) {
@@ -75,7 +76,7 @@ extension JSONDecodingState {
 
     /// Looks `name` up as Foundation does: by String equality, the first of equal keys winning.
     private func valueIndex(forName name: String, in object: Int) -> Int? {
-        guard let key = keyIndex(for: object)[name] else { return nil }
+        guard let key = keyIndex(for: object).positions[name] else { return nil }
         return found(key: key, in: object)
     }
 
@@ -84,11 +85,14 @@ extension JSONDecodingState {
         if let index = keyIndexes[object] {
             return index
         }
-        var index = JSONKeyIndex(minimumCapacity: Int(tape[object].count))
+        let count = Int(tape[object].count)
+        var index = JSONKeyIndex(positions: .init(minimumCapacity: count), names: [])
+        index.names.reserveCapacity(count)
         forEachKey(in: object) { key in
             let name = string(of: tape[key])
-            if index[name] == nil {
-                index[name] = key
+            if index.positions[name] == nil {
+                index.positions[name] = key
+                index.names.append(name)
             }
         }
         keyIndexes[object] = index
@@ -98,20 +102,13 @@ extension JSONDecodingState {
     /// The object's keys as Foundation's keyed container has them: each distinct String once, here in document
     /// order (Foundation's order is its dictionary's, which is unspecified).
     func keyNames(in object: Int) -> [String] {
+        guard !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) else {
+            return keyIndex(for: object).names
+        }
+        // All keys are distinct.
         var names: [String] = []
         names.reserveCapacity(Int(tape[object].count))
-        if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
-            // All keys are distinct.
-            forEachKey(in: object) { names.append(string(of: tape[$0])) }
-            return names
-        }
-        let index = keyIndex(for: object)
-        forEachKey(in: object) { key in
-            let name = string(of: tape[key])
-            if index[name] == key {
-                names.append(name)
-            }
-        }
+        forEachKey(in: object) { names.append(string(of: tape[$0])) }
         return names
     }
 

@@ -4,7 +4,7 @@ extension JSONScanner {
     ///
     /// Foundation matches keys as Swift Strings, which compare by Unicode canonical equivalence, and keeps the first
     /// of two equal keys. Keys that are plain ASCII and all different can be matched byte for byte instead, which is
-    /// much cheaper; any other object is flagged ``JSONTapeEntry/Flags/needsStringKeys`` so that lookups in it
+    /// much cheaper; any other object (and any object with more than ``maximumByteMatchedPairs`` pairs) is flagged ``JSONTapeEntry/Flags/needsStringKeys`` so that lookups in it
     /// compare Strings exactly as Foundation does.
     mutating func scanKey(at position: Int, object: Int) throws(JSONSyntaxError) -> Int {
         guard position < length, byte(position) == UInt8(ascii: "\"") else {
@@ -13,7 +13,9 @@ extension JSONScanner {
         let (end, flags) = try scanStringBody(at: position)
         let start = position &+ 1
         var hash: UInt32 = 0
-        if flags != 0 {
+        if flags != 0 || tape[object].count >= JSONScanner.maximumByteMatchedPairs {
+            // Past a few dozen pairs the filter fills up and checking each key against all earlier ones would
+            // cost quadratic time; large objects get a String index instead, as Foundation builds for all.
             tape[object].tag |= JSONTapeEntry.Flags.needsStringKeys
         } else if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
             hash = keyHash(start: start, end: end)
@@ -34,6 +36,9 @@ extension JSONScanner {
         }
         return skipWhitespace(colon &+ 1)
     }
+
+    /// Objects with more pairs than this have their keys matched as Strings.
+    static let maximumByteMatchedPairs: UInt32 = 32
 
     /// A cheap hash of an ASCII key: its length and three of its bytes, spread by one multiply so that the top
     /// five bits (the Bloom filter's bit) depend on all of them. Only used to rule duplicates out.
