@@ -37,11 +37,14 @@ struct JSONCodingPath {
         case 3: inline.3 = slot
         default:
             let index = depth &- Self.inlineCount
+            // A container at `depth` exists only if its own value was entered at `depth - 1` before, so the array
+            // already reaches `index - 1`. Padding with invalid entries keeps reads in bounds regardless.
+            while overflow.count < index {
+                overflow.append(.empty)
+            }
             if index < overflow.count {
                 overflow[index] = slot
             } else {
-                // A container at `depth` exists only if its own value was entered at `depth - 1` before, so the
-                // array already reaches `index - 1` and this appends right after it.
                 overflow.append(slot)
             }
         }
