@@ -89,6 +89,35 @@ extension JSONCodecTests {
                                    fast: .decodes)
         }
 
+        /// Reads the keys `k0`...`k59` in reverse order, and one that is missing.
+        struct Backwards: Decodable, Equatable {
+            var values: [Int?] = []
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Containers.AnyKey.self)
+                for index in (0..<60).reversed() {
+                    values.append(try container.decodeIfPresent(Int.self, forKey: Containers.AnyKey("k\(index)")))
+                }
+                values.append(try container.decodeIfPresent(Int.self, forKey: Containers.AnyKey("absent")))
+            }
+        }
+
+        @Test func largeObjectsReadOutOfOrderAndWithDuplicates() {
+            let keys = (0..<60).map { "\"k\($0)\":\($0)" }
+            expectSameAsFoundation(Backwards.self, json: "{" + keys.joined(separator: ",") + "}", fast: .decodes)
+            expectSameAsFoundation(Backwards.self, json: "{" + keys.shuffled().joined(separator: ",") + "}", fast: .decodes)
+            // Duplicates the scanner's check never sees (past 32 pairs): the first still wins.
+            for duplicate in ["\"k50\":-1", "\"k5\":-2", "\"k59\":-3"] {
+                expectSameAsFoundation(Backwards.self, json: "{" + (keys + [duplicate]).joined(separator: ",") + "}", fast: .decodes)
+                expectSameAsFoundation(Backwards.self, json: "{" + ([duplicate] + keys).joined(separator: ",") + "}", fast: .decodes)
+            }
+            // An escaped or non-ASCII key past 32 pairs.
+            expectSameAsFoundation(Backwards.self, json: "{" + (keys + [#""k\u0031":-4"#]).joined(separator: ",") + "}",
+                                   fast: .decodes)
+            expectSameAsFoundation(Backwards.self, json: "{" + (keys + ["\"\u{212A}\":-5"]).joined(separator: ",") + "}",
+                                   fast: .decodes)
+        }
+
         @Test func missingExtraAndNullKeys() {
             expectSameAsFoundation(Small.self, json: #"{"b":"x"}"#, fast: .defers)
             expectSameAsFoundation(Small.self, json: #"{"a":null}"#, fast: .defers)

@@ -23,8 +23,10 @@ final class JSONDecodingState {
     @exclusivity(unchecked) var path = JSONCodingPath()
     /// Set when Foundation must redo the call (see the type's documentation).
     @exclusivity(unchecked) private(set) var needsFoundation = false
-    /// Key tables of objects that need String key matching, or are large and read out of order, by tape index.
+    /// String key tables of objects whose keys need String matching, by tape index.
     @exclusivity(unchecked) var keyIndexes: [Int: JSONKeyIndex] = [:]
+    /// Byte-hash key tables of large objects whose keys are distinct plain ASCII, by tape index.
+    @exclusivity(unchecked) var byteIndexes: [Int: [UInt64: Int]] = [:]
     /// How many null values ``makeMissingValue()`` has invented.
     @exclusivity(unchecked) private var missingValues = 0
 

@@ -16,7 +16,7 @@ extension JSONDecodingState {
     /// byte comparison gives the same answer for ASCII names; other objects, and large ones, get a String index. Models nearly always ask for keys in the order they
     /// were written, so the key after the previous hit is tried first and usually matches at once.
     func valueIndex(forKey key: some CodingKey, in object: Int) -> Int? {
-        if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
+        if byteMatches(object) {
             var name = key.stringValue
             let found = name.withUTF8 { findBytes($0, in: object) }
             switch found {
@@ -33,6 +33,15 @@ extension JSONDecodingState {
         static let needsStrings = -2
     }
 
+    /// Whether keys of the object at `object` can be matched by their bytes: all plain ASCII and distinct.
+    @inline(__always)
+    private func byteMatches(_ object: Int) -> Bool {
+        let tag = tape[object].tag
+        if tag & JSONTapeEntry.Flags.needsStringKeys != 0 { return false }
+        if tag & JSONTapeEntry.Flags.uncheckedKeys != 0 { return checkKeys(of: object) }
+        return true
+    }
+
     /// The value index for the key whose bytes are `wanted`, ``Lookup/absent``, or ``Lookup/needsStrings`` when
     /// bytes cannot settle the question.
     private func findBytes(_ wanted: UnsafeBufferPointer<UInt8>, in object: Int) -> Int {
@@ -42,13 +51,20 @@ extension JSONDecodingState {
         if hint < end, keyEquals(hint, wanted) {
             return found(key: hint, in: object)
         }
-        // The scanner flags objects with many pairs, so this scan stays short.
-        var key = object &+ 1
-        while key < end {
-            if keyEquals(key, wanted) {
+        if let index = byteIndexes[object] {
+            // A large object: one probe instead of a scan.
+            if let key = index[JSONDecodingState.hash(wanted)], keyEquals(key, wanted) {
                 return found(key: key, in: object)
             }
-            key = tape.next(after: key &+ 1)
+        } else {
+            // Objects without a byte index have at most a few dozen pairs.
+            var key = object &+ 1
+            while key < end {
+                if keyEquals(key, wanted) {
+                    return found(key: key, in: object)
+                }
+                key = tape.next(after: key &+ 1)
+            }
         }
         // A miss settles it only for an ASCII name: a non-ASCII name can still equal an ASCII key under Unicode
         // canonical equivalence (the Kelvin sign U+212A equals "K").
@@ -56,6 +72,46 @@ extension JSONDecodingState {
             return Lookup.needsStrings
         }
         return Lookup.absent
+    }
+
+    /// Checks the keys of a large object that the scanner left unchecked, once: if all are distinct (their bytes
+    /// hash apart), lookups match bytes through a hash index of them; if two are the same, or merely hash alike,
+    /// the object is matched as Strings instead. Returns whether keys can be matched by their bytes.
+    func checkKeys(of object: Int) -> Bool {
+        var index: [UInt64: Int] = [:]
+        index.reserveCapacity(Int(tape[object].count))
+        let end = Int(tape[object].end)
+        var key = object &+ 1
+        var distinct = true
+        while key < end {
+            let entry = tape[key]
+            let hash = JSONDecodingState.hash(text(of: entry))
+            if index.updateValue(key, forKey: hash) != nil {
+                distinct = false
+                break
+            }
+            key = tape.next(after: key &+ 1)
+        }
+        tape[object].tag &= ~JSONTapeEntry.Flags.uncheckedKeys
+        guard distinct else {
+            tape[object].tag |= JSONTapeEntry.Flags.needsStringKeys
+            return false
+        }
+        byteIndexes[object] = index
+        return true
+    }
+
+    /// FNV-1a over a key's bytes.
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        hash(UnsafeRawBufferPointer(bytes))
     }
 
     /// Remembers that the next lookup in `object` probably wants the key after `key`; returns `key`'s value index.
@@ -102,7 +158,7 @@ extension JSONDecodingState {
     /// The object's keys as Foundation's keyed container has them: each distinct String once, here in document
     /// order (Foundation's order is its dictionary's, which is unspecified).
     func keyNames(in object: Int) -> [String] {
-        guard !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) else {
+        guard byteMatches(object) else {
             return keyIndex(for: object).names
         }
         // All keys are distinct.

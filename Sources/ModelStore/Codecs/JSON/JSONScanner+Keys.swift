@@ -4,8 +4,9 @@ extension JSONScanner {
     ///
     /// Foundation matches keys as Swift Strings, which compare by Unicode canonical equivalence, and keeps the first
     /// of two equal keys. Keys that are plain ASCII and all different can be matched byte for byte instead, which is
-    /// much cheaper; any other object (and any object with more than ``maximumByteMatchedPairs`` pairs) is flagged ``JSONTapeEntry/Flags/needsStringKeys`` so that lookups in it
-    /// compare Strings exactly as Foundation does.
+    /// much cheaper; any other object is flagged ``JSONTapeEntry/Flags/needsStringKeys`` so that lookups in it
+    /// compare Strings exactly as Foundation does. Objects with more than ``maximumScannerCheckedPairs`` pairs are
+    /// checked for duplicates on their first lookup instead (``JSONTapeEntry/Flags/uncheckedKeys``).
     mutating func scanKey(at position: Int, object: Int) throws(JSONSyntaxError) -> Int {
         guard position < length, byte(position) == UInt8(ascii: "\"") else {
             throw JSONSyntaxError(reason: "expected a string key", offset: position)
@@ -13,11 +14,16 @@ extension JSONScanner {
         let (end, flags) = try scanStringBody(at: position)
         let start = position &+ 1
         var hash: UInt32 = 0
-        if flags != 0 || tape[object].count >= JSONScanner.maximumByteMatchedPairs {
-            // Past a few dozen pairs the filter fills up and checking each key against all earlier ones would
-            // cost quadratic time; large objects get a String index instead, as Foundation builds for all.
+        let checked = JSONTapeEntry.Flags.needsStringKeys | JSONTapeEntry.Flags.uncheckedKeys
+        if flags != 0 {
             tape[object].tag |= JSONTapeEntry.Flags.needsStringKeys
-        } else if !tape[object].has(JSONTapeEntry.Flags.needsStringKeys) {
+        } else if tape[object].tag & checked != 0 {
+            // Already settled, or left to the first lookup.
+        } else if tape[object].count >= JSONScanner.maximumScannerCheckedPairs {
+            // Past a few dozen pairs the filter fills up and checking each key against all earlier ones would
+            // cost quadratic time; the first lookup checks the keys of such an object with a hash table instead.
+            tape[object].tag |= JSONTapeEntry.Flags.uncheckedKeys
+        } else {
             hash = keyHash(start: start, end: end)
             // While the object is open, its `start` field is a 32-bit Bloom filter of its keys' hashes, so only a
             // possible duplicate costs a walk over the earlier keys.
@@ -37,8 +43,8 @@ extension JSONScanner {
         return skipWhitespace(colon &+ 1)
     }
 
-    /// Objects with more pairs than this have their keys matched as Strings.
-    static let maximumByteMatchedPairs: UInt32 = 32
+    /// Objects with more pairs than this have their keys checked for duplicates on first use, not while scanning.
+    static let maximumScannerCheckedPairs: UInt32 = 32
 
     /// A cheap hash of an ASCII key: its length and three of its bytes, spread by one multiply so that the top
     /// five bits (the Bloom filter's bit) depend on all of them. Only used to rule duplicates out.

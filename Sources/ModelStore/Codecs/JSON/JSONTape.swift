@@ -38,6 +38,9 @@ struct JSONTapeEntry {
         /// An object whose keys cannot all be matched byte for byte: one is escaped or not ASCII (so Unicode
         /// canonical equivalence may apply), or two are the same (the first one wins).
         static let needsStringKeys: UInt32 = 1 << 6
+        /// An object with too many pairs for the scanner's duplicate check; the first lookup in it checks its keys
+        /// (see ``JSONDecodingState/checkKeys(of:)``), and either clears this flag or sets `needsStringKeys`.
+        static let uncheckedKeys: UInt32 = 1 << 7
     }
 
     @inline(__always)
