@@ -43,18 +43,42 @@ extension JSONCodecTests {
             #expect(try codec.decode([Date].self, from: try codec.encode([date])) == [date])
 
             let customised: [JSONDecoder] = [
-                { let decoder = JSONDecoder(); decoder.keyDecodingStrategy = .convertFromSnakeCase; return decoder }(),
-                { let decoder = JSONDecoder(); decoder.dataDecodingStrategy = .deferredToData; return decoder }(),
-                { let decoder = JSONDecoder(); decoder.dateDecodingStrategy = .secondsSince1970; return decoder }(),
+                {
+                    let decoder = JSONDecoder()
+                    decoder.keyDecodingStrategy = .convertFromSnakeCase
+                    return decoder
+                }(),
+                {
+                    let decoder = JSONDecoder()
+                    decoder.dataDecodingStrategy = .deferredToData
+                    return decoder
+                }(),
+                {
+                    let decoder = JSONDecoder()
+                    decoder.dateDecodingStrategy = .secondsSince1970
+                    return decoder
+                }(),
                 {
                     let decoder = JSONDecoder()
                     decoder.nonConformingFloatDecodingStrategy = .convertFromString(
                         positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
                     return decoder
                 }(),
-                { let decoder = JSONDecoder(); decoder.userInfo[CodingUserInfoKey(rawValue: "k")!] = 1; return decoder }(),
-                { let decoder = JSONDecoder(); decoder.allowsJSON5 = true; return decoder }(),
-                { let decoder = JSONDecoder(); decoder.assumesTopLevelDictionary = true; return decoder }(),
+                {
+                    let decoder = JSONDecoder()
+                    decoder.userInfo[CodingUserInfoKey(rawValue: "k")!] = 1
+                    return decoder
+                }(),
+                {
+                    let decoder = JSONDecoder()
+                    decoder.allowsJSON5 = true
+                    return decoder
+                }(),
+                {
+                    let decoder = JSONDecoder()
+                    decoder.assumesTopLevelDictionary = true
+                    return decoder
+                }(),
                 SubclassedDecoder(),
             ]
             for decoder in customised {
@@ -71,7 +95,9 @@ extension JSONCodecTests {
             let decoder = JSONDecoder()
             decoder.keyDecodingStrategy = .convertFromSnakeCase
             let codec = JSONModelCodec(encoder: encoder, decoder: decoder)
-            #expect(try codec.decode(Snake.self, from: try codec.encode(Snake(firstName: "Ada"))) == Snake(firstName: "Ada"))
+            #expect(
+                try codec.decode(Snake.self, from: try codec.encode(Snake(firstName: "Ada"))) == Snake(firstName: "Ada")
+            )
         }
 
         @Test func documentsTheFastDecoderRejectsStillDecode() throws {

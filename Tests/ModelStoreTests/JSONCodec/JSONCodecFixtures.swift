@@ -80,7 +80,9 @@ extension JSONCodecTests {
     }
 
     enum Rank: Int, Codable {
-        case ace = 1, queen = 12, king = 13
+        case ace = 1
+        case queen = 12
+        case king = 13
     }
 
     /// A base class whose subclass stores it through `superEncoder()`/`superDecoder()`.

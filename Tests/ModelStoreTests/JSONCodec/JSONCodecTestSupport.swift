@@ -70,25 +70,30 @@ enum JSONCodecTests {
         for (name, result) in [("codec.decode(_:fromBytes:)", fromBytes), ("codec.decode(_:from:)", fromData)] {
             switch (reference, result) {
             case (.success(let expected), .success(let actual)):
-                #expect(same(expected, actual), "\(name) gave \(actual), Foundation \(expected) for \(text)",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    same(expected, actual), "\(name) gave \(actual), Foundation \(expected) for \(text)",
+                    sourceLocation: sourceLocation)
             case (.failure, .failure):
                 break
             case (.success(let expected), .failure(let error)):
-                Issue.record("\(name) threw \(error), Foundation gave \(expected) for \(text)",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(name) threw \(error), Foundation gave \(expected) for \(text)",
+                    sourceLocation: sourceLocation)
             case (.failure(let error), .success(let actual)):
-                Issue.record("\(name) gave \(actual), Foundation threw \(error) for \(text)",
-                             sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(name) gave \(actual), Foundation threw \(error) for \(text)",
+                    sourceLocation: sourceLocation)
             }
         }
         switch (reference, direct) {
         case (.success(let expected), .success(let actual)):
-            #expect(same(expected, actual), "fast decoder gave \(actual), Foundation \(expected) for \(text)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                same(expected, actual), "fast decoder gave \(actual), Foundation \(expected) for \(text)",
+                sourceLocation: sourceLocation)
         case (.failure(let error), .success(let actual)):
-            Issue.record("fast decoder gave \(actual), Foundation threw \(error) for \(text)",
-                         sourceLocation: sourceLocation)
+            Issue.record(
+                "fast decoder gave \(actual), Foundation threw \(error) for \(text)",
+                sourceLocation: sourceLocation)
         case (_, .failure):
             break
         }

@@ -37,7 +37,10 @@ extension JSONCodecTests {
             init(from decoder: any Decoder) throws {
                 var container = try decoder.unkeyedContainer()
                 func note(_ event: String) {
-                    log.append("\(event) count=\(container.count ?? -1) index=\(container.currentIndex) end=\(container.isAtEnd)")
+                    log.append(
+                        "\(event) count=\(container.count ?? -1) index=\(container.currentIndex)"
+                            + " end=\(container.isAtEnd)"
+                    )
                 }
                 note("start")
                 note("nil? \(try container.decodeNil())")
@@ -50,7 +53,10 @@ extension JSONCodecTests {
                 let keyed = try container.nestedContainer(keyedBy: AnyKey.self)
                 log.append("keyed path=\(describe(keyed.codingPath)) keys=\(keyed.allKeys.map(\.stringValue).sorted())")
                 let superDecoder = try container.superDecoder()
-                log.append("super path=\(describe(superDecoder.codingPath)) nil=\(try superDecoder.singleValueContainer().decodeNil())")
+                log.append(
+                    "super path=\(describe(superDecoder.codingPath))"
+                        + " nil=\(try superDecoder.singleValueContainer().decodeNil())"
+                )
                 note("at end")
                 // Foundation's decodeIfPresent moves on even at the end, so currentIndex passes count.
                 note("past end \(String(describing: try container.decodeIfPresent(String.self)))")
@@ -60,8 +66,9 @@ extension JSONCodecTests {
         }
 
         @Test func unkeyedContainerCountsIndicesAndEnd() {
-            expectSameAsFoundation(UnkeyedProbe.self, json: #"[1, null, "s", [2.5, 3], {"k": 1, "j": null}, null]"#,
-                                   fast: .decodes)
+            expectSameAsFoundation(
+                UnkeyedProbe.self, json: #"[1, null, "s", [2.5, 3], {"k": 1, "j": null}, null]"#,
+                fast: .decodes)
             expectSameAsFoundation(UnkeyedProbe.self, json: #"[null, 7, null, "s", [0], {}, 1]"#, fast: .decodes)
         }
 
@@ -79,23 +86,34 @@ extension JSONCodecTests {
                     if present {
                         log.append("\(name): nil=\(try container.decodeNil(forKey: key))")
                     }
-                    log.append("\(name): ifPresent=\(String(describing: try container.decodeIfPresent(Int.self, forKey: key)))")
+                    log.append(
+                        "\(name): ifPresent=\(String(describing: try container.decodeIfPresent(Int.self, forKey: key)))"
+                    )
                 }
                 let nested = try container.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey("nested"))
-                log.append("nested path=\(describe(nested.codingPath)) keys=\(nested.allKeys.map(\.stringValue).sorted())")
+                log.append(
+                    "nested path=\(describe(nested.codingPath)) keys=\(nested.allKeys.map(\.stringValue).sorted())")
                 let missing = try container.superDecoder(forKey: AnyKey("missing"))
-                log.append("missing super path=\(describe(missing.codingPath)) nil=\(try missing.singleValueContainer().decodeNil())")
+                log.append(
+                    "missing super path=\(describe(missing.codingPath))"
+                        + " nil=\(try missing.singleValueContainer().decodeNil())"
+                )
                 let superDecoder = try container.superDecoder()
-                log.append("super path=\(describe(superDecoder.codingPath)) nil=\(try superDecoder.singleValueContainer().decodeNil())")
+                log.append(
+                    "super path=\(describe(superDecoder.codingPath))"
+                        + " nil=\(try superDecoder.singleValueContainer().decodeNil())"
+                )
                 log.append("userInfo \(decoder.userInfo.count)")
             }
         }
 
         @Test func keyedContainerAnswersAsFoundationDoes() {
-            expectSameAsFoundation(KeyedProbe.self, json: #"{"a": 1, "null": null, "nested": {"x": [], "y": 2}, "": 3, "super": null}"#,
-                                   fast: .decodes)
-            expectSameAsFoundation(KeyedProbe.self, json: "{\"a\":1,\"\u{212A}\":2,\"e\u{301}\":4,\"nested\":{},\"a\":5,\"super\":{}}",
-                                   fast: .decodes)
+            expectSameAsFoundation(
+                KeyedProbe.self, json: #"{"a": 1, "null": null, "nested": {"x": [], "y": 2}, "": 3, "super": null}"#,
+                fast: .decodes)
+            expectSameAsFoundation(
+                KeyedProbe.self, json: "{\"a\":1,\"\u{212A}\":2,\"e\u{301}\":4,\"nested\":{},\"a\":5,\"super\":{}}",
+                fast: .decodes)
             expectSameAsFoundation(KeyedProbe.self, json: #"{"nested": {"\u00e9": 1}, "K": 9}"#, fast: .decodes)
         }
 
@@ -108,7 +126,8 @@ extension JSONCodecTests {
 
                 init(from decoder: any Decoder) throws {
                     paths = [describe(decoder.codingPath)]
-                    if let container = try? decoder.container(keyedBy: AnyKey.self), container.contains(AnyKey("next")) {
+                    if let container = try? decoder.container(keyedBy: AnyKey.self), container.contains(AnyKey("next"))
+                    {
                         paths.append(describe(container.codingPath))
                         paths += try container.decode(Level.self, forKey: AnyKey("next")).paths
                     } else if var array = try? decoder.unkeyedContainer() {

@@ -27,7 +27,8 @@ extension JSONCodecTests {
         }
 
         /// Bytes that matter to a JSON parser, and some that are not UTF-8.
-        private static let interestingBytes = Array("{}[],:\"\\0123456789-+.eEtfnu /".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF]
+        private static let interestingBytes =
+            Array("{}[],:\"\\0123456789-+.eEtfnu /".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xF0, 0xFF]
 
         /// Decodes `bytes` with the fast decoder alone: it may throw, but a value it returns must be Foundation's.
         /// - Returns: Whether the fast decoder decoded the bytes.
@@ -38,13 +39,16 @@ extension JSONCodecTests {
             case .success(let expected):
                 #expect(same(value, expected), "fast decoder gave \(value), Foundation \(expected)")
             case .failure(let error):
-                Issue.record("fast decoder decoded \(String(decoding: bytes, as: UTF8.self)), Foundation threw \(error)")
+                Issue.record(
+                    "fast decoder decoded \(String(decoding: bytes, as: UTF8.self)), Foundation threw \(error)")
             }
             return true
         }
 
         @Test func everyTruncationOfARecord() throws {
-            let records = [Array(try JSONEncoder().encode(Profile.sample)), Array(try JSONEncoder().encode(Collections.sample))]
+            let records = [
+                Array(try JSONEncoder().encode(Profile.sample)), Array(try JSONEncoder().encode(Collections.sample)),
+            ]
             for record in records {
                 for length in 0..<record.count {
                     expectNoDisagreement(Profile.self, Array(record.prefix(length)))
@@ -71,8 +75,10 @@ extension JSONCodecTests {
                     case 3: bytes.remove(at: offset)
                     case 4:
                         let end = min(bytes.count, offset + Int.random(in: 1...20, using: &random))
-                        bytes.insert(contentsOf: bytes[offset..<end], at: Int.random(in: 0...bytes.count, using: &random))
-                    default: bytes.removeSubrange(offset..<min(bytes.count, offset + Int.random(in: 1...8, using: &random)))
+                        bytes.insert(
+                            contentsOf: bytes[offset..<end], at: Int.random(in: 0...bytes.count, using: &random))
+                    default:
+                        bytes.removeSubrange(offset..<min(bytes.count, offset + Int.random(in: 1...8, using: &random)))
                     }
                 }
                 for success in [

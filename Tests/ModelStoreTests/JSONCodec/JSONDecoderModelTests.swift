@@ -37,7 +37,8 @@ extension JSONCodecTests {
 
         @Test func doubleEdgeValues() throws {
             let values: [Double] = [
-                -0.0, 0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, .leastNormalMagnitude.nextDown,
+                -0.0, 0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
+                .leastNormalMagnitude.nextDown,
                 1.7976931348623157e308,
                 -1.7976931348623157e308, 1e20, 1e21, 1e22, 1e23, 0.1, 0.2, 0.30000000000000004, 1 / 3, 2 / 3,
                 9_007_199_254_740_994, 123_456_789_012_345_680, 4.35, 100, 1e-7, 1.5e300, .pi, -.ulpOfOne,
@@ -93,8 +94,10 @@ extension JSONCodecTests {
         }
 
         @Test func optionalsOfOptionals() throws {
-            try expectRoundTrip(Optionals(plain: 1, double: .some(.some(2)), elements: ["a", nil], nested: ["x": nil, "y": 3],
-                                          shape: .empty))
+            try expectRoundTrip(
+                Optionals(
+                    plain: 1, double: .some(.some(2)), elements: ["a", nil], nested: ["x": nil, "y": 3],
+                    shape: .empty))
             // `.some(nil)` is written as null, which reads back as nil: the same with either decoder.
             let someNil = Optionals(plain: nil, double: .some(nil), elements: [nil], nested: [:], shape: nil)
             expectSameAsFoundation(Optionals.self, Array(try JSONEncoder().encode(someNil)), fast: .decodes)
@@ -126,7 +129,9 @@ extension JSONCodecTests {
             try expectRoundTrip(Data("bytes".utf8))
             try expectRoundTrip(URL(string: "relative/path?x=1")!)
             try expectRoundTrip(Decimal(string: "3.14159265358979323846264338327950288")!)
-            try expectRoundTrip([Decimal(0), Decimal(string: "-0.000001")!, Decimal(string: "1e100")!, Decimal.greatestFiniteMagnitude])
+            try expectRoundTrip([
+                Decimal(0), Decimal(string: "-0.000001")!, Decimal(string: "1e100")!, Decimal.greatestFiniteMagnitude,
+            ])
             try expectRoundTrip(UUID())
             try expectRoundTrip(Optional<Int>.none)
         }

@@ -45,8 +45,8 @@ extension JSONCodecTests {
                 expectSameAsFoundation(Small.self, json: json, fast: .decodes)
             }
             for json in [
-                #"{"a":1,"b":"\ud800"}"#,      // lone high surrogate
-                #"{"a":1,"b":"\udc00"}"#,      // lone low surrogate
+                #"{"a":1,"b":"\ud800"}"#,  // lone high surrogate
+                #"{"a":1,"b":"\udc00"}"#,  // lone low surrogate
                 #"{"a":1,"b":"\ud800\u0041"}"#,
                 #"{"a":1,"b":"\x"}"#,
                 #"{"a":1,"b":"\u12G4"}"#,
@@ -85,8 +85,9 @@ extension JSONCodecTests {
                 #expect((try? fast([String: Int].self, Array(same.utf8)).get()) == ["k": 0])
             }
             #expect(elapsed < .seconds(3))
-            expectSameAsFoundation(Small.self, json: "{" + (0..<100).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"a\":7}",
-                                   fast: .decodes)
+            expectSameAsFoundation(
+                Small.self, json: "{" + (0..<100).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"a\":7}",
+                fast: .decodes)
         }
 
         /// Reads the keys `k0`...`k59` in reverse order, and one that is missing.
@@ -105,17 +106,22 @@ extension JSONCodecTests {
         @Test func largeObjectsReadOutOfOrderAndWithDuplicates() {
             let keys = (0..<60).map { "\"k\($0)\":\($0)" }
             expectSameAsFoundation(Backwards.self, json: "{" + keys.joined(separator: ",") + "}", fast: .decodes)
-            expectSameAsFoundation(Backwards.self, json: "{" + keys.shuffled().joined(separator: ",") + "}", fast: .decodes)
+            expectSameAsFoundation(
+                Backwards.self, json: "{" + keys.shuffled().joined(separator: ",") + "}", fast: .decodes)
             // Duplicates the scanner's check never sees (past 32 pairs): the first still wins.
             for duplicate in ["\"k50\":-1", "\"k5\":-2", "\"k59\":-3"] {
-                expectSameAsFoundation(Backwards.self, json: "{" + (keys + [duplicate]).joined(separator: ",") + "}", fast: .decodes)
-                expectSameAsFoundation(Backwards.self, json: "{" + ([duplicate] + keys).joined(separator: ",") + "}", fast: .decodes)
+                expectSameAsFoundation(
+                    Backwards.self, json: "{" + (keys + [duplicate]).joined(separator: ",") + "}", fast: .decodes)
+                expectSameAsFoundation(
+                    Backwards.self, json: "{" + ([duplicate] + keys).joined(separator: ",") + "}", fast: .decodes)
             }
             // An escaped or non-ASCII key past 32 pairs.
-            expectSameAsFoundation(Backwards.self, json: "{" + (keys + [#""k\u0031":-4"#]).joined(separator: ",") + "}",
-                                   fast: .decodes)
-            expectSameAsFoundation(Backwards.self, json: "{" + (keys + ["\"\u{212A}\":-5"]).joined(separator: ",") + "}",
-                                   fast: .decodes)
+            expectSameAsFoundation(
+                Backwards.self, json: "{" + (keys + [#""k\u0031":-4"#]).joined(separator: ",") + "}",
+                fast: .decodes)
+            expectSameAsFoundation(
+                Backwards.self, json: "{" + (keys + ["\"\u{212A}\":-5"]).joined(separator: ",") + "}",
+                fast: .decodes)
         }
 
         @Test func missingExtraAndNullKeys() {
@@ -123,8 +129,9 @@ extension JSONCodecTests {
             expectSameAsFoundation(Small.self, json: #"{"a":null}"#, fast: .defers)
             expectSameAsFoundation(Small.self, json: #"{"a":1,"b":null,"c":null,"d":[]}"#, fast: .decodes)
             expectSameAsFoundation(Optionals.self, json: #"{"elements":[],"nested":{}}"#, fast: .decodes)
-            expectSameAsFoundation(Optionals.self, json: #"{"double":null,"elements":[null],"nested":{"a":null}}"#,
-                                   fast: .decodes)
+            expectSameAsFoundation(
+                Optionals.self, json: #"{"double":null,"elements":[null],"nested":{"a":null}}"#,
+                fast: .decodes)
         }
 
         @Test func wrongTypes() {
@@ -149,13 +156,16 @@ extension JSONCodecTests {
                 ("1.0", FastExpectation.decodes), ("1e2", .decodes), ("1E+2", .decodes), ("-0", .decodes),
                 ("-0.0", .decodes), ("100e-2", .decodes), ("0.5e1", .decodes), ("1e-400", .either), ("1.5", .defers),
                 ("1e20", .defers), ("9007199254740993.5", .defers), ("1e18", .defers), ("-1", .either),
-                ("128", .either), ("-129", .either), ("255", .either), ("256", .either), ("18446744073709551615", .either),
+                ("128", .either), ("-129", .either), ("255", .either), ("256", .either),
+                ("18446744073709551615", .either),
                 ("18446744073709551616", .defers), ("-9223372036854775808", .either), ("-9223372036854775809", .defers),
-                ("9223372036854775807", .either), ("9223372036854775808", .either), ("12345678901234567890123", .defers),
+                ("9223372036854775807", .either), ("9223372036854775808", .either),
+                ("12345678901234567890123", .defers),
                 ("4.5e15", .either), ("9007199254740991.0", .either), ("9007199254740992.0", .defers),
             ] {
                 for field in ["int", "int8", "uint", "uint64", "int64"] {
-                    expectSameAsFoundation(Ints.self, json: "{\"\(field)\":\(json)}", fast: expectation == .decodes ? .decodes : .either)
+                    expectSameAsFoundation(
+                        Ints.self, json: "{\"\(field)\":\(json)}", fast: expectation == .decodes ? .decodes : .either)
                 }
             }
             expectSameAsFoundation([UInt].self, json: "[-0, -0.0, 0e5]", fast: .decodes)
@@ -166,7 +176,8 @@ extension JSONCodecTests {
             for json in [
                 "0", "-0", "0.0", "-0.0", "0e10", "0e-999", "-0.0e+999", "1", "-1", "0.1", "1e-7", "5e-324", "4e-324",
                 "2.4703282292062328e-324", "1.7976931348623157e308", "1.7976931348623158e308",
-                "123456789012345678901234567890", "0.000000000000000000000000000000001234", "1.00000000000000011102230246251565404236316680908203125",
+                "123456789012345678901234567890", "0.000000000000000000000000000000001234",
+                "1.00000000000000011102230246251565404236316680908203125",
                 "9007199254740993", "3.14159265358979323846264338327950288419716939937510", "1e22", "1e23", "8.5e-15",
             ] {
                 expectSameAsFoundation(Double.self, json: json, fast: .decodes)
@@ -184,7 +195,9 @@ extension JSONCodecTests {
                 expectSameAsFoundation(Decimal.self, json: "12345678901234567890123456789012345678901e\(zeros)")
                 expectSameAsFoundation(Decimal.self, json: "1e-\(zeros)")
             }
-            for json in ["3.4028235e38", "3.4028236e38", "3.5e38", "1e-45", "7e-46", "1e-46", "1.17549435e-38", "16777217"] {
+            for json in [
+                "3.4028235e38", "3.4028236e38", "3.5e38", "1e-45", "7e-46", "1e-46", "1.17549435e-38", "16777217",
+            ] {
                 expectSameAsFoundation(Float.self, json: json, fast: .either)
             }
         }
@@ -193,11 +206,17 @@ extension JSONCodecTests {
             var random = SeededGenerator(seed: 0x5EED)
             var texts: [String] = []
             for _ in 0..<2000 {
-                let digits = (0..<Int.random(in: 1...25, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }
+                let digits = (0..<Int.random(in: 1...25, using: &random)).map { _ in
+                    String(Int.random(in: 0...9, using: &random))
+                }
                 var text = (Bool.random(using: &random) ? "-" : "") + digits.joined().drop { $0 == "0" }
                 if text.isEmpty || text == "-" { text += "0" }
                 if Bool.random(using: &random) {
-                    text += "." + (0..<Int.random(in: 1...20, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+                    text +=
+                        "."
+                        + (0..<Int.random(in: 1...20, using: &random)).map { _ in
+                            String(Int.random(in: 0...9, using: &random))
+                        }.joined()
                 }
                 if Bool.random(using: &random) {
                     text += "e\(Int.random(in: -340...310, using: &random))"
@@ -214,7 +233,9 @@ extension JSONCodecTests {
         }
 
         @Test func specialFoundationTypes() {
-            for json in [#""QQ==""#, #""QR==""#, #""QQ""#, #""Q Q==""#, #""QQ=\u003d""#, #""""#, #""@@@@""#, #""QUJD""#] {
+            for json in [
+                #""QQ==""#, #""QR==""#, #""QQ""#, #""Q Q==""#, #""QQ=\u003d""#, #""""#, #""@@@@""#, #""QUJD""#,
+            ] {
                 expectSameAsFoundation(Data.self, json: json)
             }
             for json in [#""http://a b""#, #""""#, #""relative/path""#, #""https://x.org/%zz""#, #""mailto:a@b.c""#] {
@@ -237,24 +258,32 @@ extension JSONCodecTests {
 
         @Test func invalidUTF8() {
             let prefix = Array(#"["ok",""#.utf8)
-            for bad: [UInt8] in [[0xFF], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
-                                 [0xC3], [0xE2, 0x82], [0x80], [0xF8, 0x88, 0x80, 0x80, 0x80]] {
+            for bad: [UInt8] in [
+                [0xFF], [0xC0, 0x80], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+                [0xC3], [0xE2, 0x82], [0x80], [0xF8, 0x88, 0x80, 0x80, 0x80],
+            ] {
                 expectSameAsFoundation([String].self, prefix + bad + Array("\"]".utf8), fast: .defers)
                 // In a key, and in a value the model never reads.
                 expectSameAsFoundation([String: Int].self, Array("{\"".utf8) + bad + Array("\":1}".utf8), fast: .defers)
-                expectSameAsFoundation(Small.self, Array(#"{"a":1,"z":""#.utf8) + bad + Array("\"}".utf8), fast: .defers)
+                expectSameAsFoundation(
+                    Small.self, Array(#"{"a":1,"z":""#.utf8) + bad + Array("\"}".utf8), fast: .defers)
             }
         }
 
         @Test func nestingLimit() {
-            func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+            func nested(_ depth: Int) -> String {
+                String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            }
             struct Anything: Decodable, Equatable {
                 init(from decoder: any Decoder) throws {}
             }
             expectSameAsFoundation(Anything.self, json: nested(512), fast: .decodes)
             expectSameAsFoundation(Anything.self, json: nested(513), fast: .defers)
             expectSameAsFoundation(Anything.self, json: "[" + nested(511) + ",{}]", fast: .decodes)
-            expectSameAsFoundation(Anything.self, json: String(repeating: "{\"a\":", count: 513) + "1" + String(repeating: "}", count: 513), fast: .defers)
+            expectSameAsFoundation(
+                Anything.self,
+                json: String(repeating: "{\"a\":", count: 513) + "1" + String(repeating: "}", count: 513), fast: .defers
+            )
             expectSameAsFoundation(Anything.self, json: String(repeating: "[", count: 100_000), fast: .defers)
         }
     }

@@ -68,7 +68,7 @@ extension JSONCodecTests {
                     skipWhitespace(&input)
                     let key = parseString(&input)
                     skipWhitespace(&input)
-                    input.removeFirst() // ':'
+                    input.removeFirst()  // ':'
                     members.append((key, parseValue(&input)))
                     skipWhitespace(&input)
                     if input.first == "," { input.removeFirst() }
@@ -99,7 +99,7 @@ extension JSONCodecTests {
         }
 
         private static func parseString(_ input: inout ArraySlice<Unicode.Scalar>) -> String {
-            input.removeFirst() // opening quote
+            input.removeFirst()  // opening quote
             var result = String.UnicodeScalarView()
             while let scalar = input.first, scalar != "\"" {
                 input.removeFirst()
@@ -124,7 +124,7 @@ extension JSONCodecTests {
                 default: result.append(escape)
                 }
             }
-            input.removeFirst() // closing quote
+            input.removeFirst()  // closing quote
             return String(result)
         }
 
@@ -142,7 +142,9 @@ extension JSONCodecTests {
             return output
         }
 
-        private func write(into output: inout String, random: inout SeededGenerator, respellIntegers: Bool, shuffle: Bool) {
+        private func write(
+            into output: inout String, random: inout SeededGenerator, respellIntegers: Bool, shuffle: Bool
+        ) {
             func space() {
                 for _ in 0..<[0, 0, 0, 1, 2].randomElement(using: &random)! {
                     output += [" ", "\t", "\n", "\r"].randomElement(using: &random)!
@@ -151,7 +153,9 @@ extension JSONCodecTests {
             space()
             switch self {
             case .literal(let text):
-                if respellIntegers, text.allSatisfy({ $0.isNumber || $0 == "-" }), Int64(text).map({ abs($0) < 1 << 53 }) == true {
+                if respellIntegers, text.allSatisfy({ $0.isNumber || $0 == "-" }),
+                    Int64(text).map({ abs($0) < 1 << 53 }) == true
+                {
                     output += [text, text + ".0", text + "E0", text + ".00e+0"].randomElement(using: &random)!
                 } else {
                     output += text
@@ -161,7 +165,10 @@ extension JSONCodecTests {
             case .array(let elements):
                 output += "["
                 for (index, element) in elements.enumerated() {
-                    if index > 0 { space(); output += "," }
+                    if index > 0 {
+                        space()
+                        output += ","
+                    }
                     element.write(into: &output, random: &random, respellIntegers: respellIntegers, shuffle: shuffle)
                 }
                 space()
@@ -174,7 +181,8 @@ extension JSONCodecTests {
                     RawJSON.writeString(member.key, into: &output, random: &random)
                     space()
                     output += ":"
-                    member.value.write(into: &output, random: &random, respellIntegers: respellIntegers, shuffle: shuffle)
+                    member.value.write(
+                        into: &output, random: &random, respellIntegers: respellIntegers, shuffle: shuffle)
                     space()
                 }
                 output += "}"
@@ -218,18 +226,23 @@ extension JSONCodecTests {
             case 0: return .literal(["null", "true", "false"].randomElement(using: &random)!)
             case 1: return .literal(String(Int.random(in: -1_000_000...1_000_000, using: &random)))
             case 2:
-                let spellings = ["0", "-0", "1.5", "-2.25e-3", "1E10", "123456789012345678901", "4.9e-324", "1e308",
-                                 "0.1", "3.141592653589793", "1e400", "-1e-400", "9007199254740993"]
+                let spellings = [
+                    "0", "-0", "1.5", "-2.25e-3", "1E10", "123456789012345678901", "4.9e-324", "1e308",
+                    "0.1", "3.141592653589793", "1e400", "-1e-400", "9007199254740993",
+                ]
                 return .literal(spellings.randomElement(using: &random)!)
             case 3: return .literal(String(Double.random(in: -1e9...1e9, using: &random)))
             case 4, 5: return .string(stringPool.randomElement(using: &random)!)
             case 6, 7:
-                return .array((0..<Int.random(in: 0...4, using: &random)).map { _ in Self.random(depth: depth - 1, using: &random) })
+                return .array(
+                    (0..<Int.random(in: 0...4, using: &random)).map { _ in Self.random(depth: depth - 1, using: &random)
+                    })
             default:
                 // Keys come from a small pool, so duplicates happen.
-                return .object((0..<Int.random(in: 0...4, using: &random)).map { _ in
-                    (keyPool.randomElement(using: &random)!, Self.random(depth: depth - 1, using: &random))
-                })
+                return .object(
+                    (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                        (keyPool.randomElement(using: &random)!, Self.random(depth: depth - 1, using: &random))
+                    })
             }
         }
     }
@@ -261,15 +274,22 @@ extension JSONCodecTests {
                 weight: maybe { Double(bitPattern: random.next() & 0x7FEF_FFFF_FFFF_FFFF) },
                 flags: (0..<Int.random(in: 0...3, using: &random)).map { _ in Bool.random(using: &random) },
                 tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in strings.randomElement(using: &random)! },
-                numbers: (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: -1000...1000, using: &random) },
-                ratios: (0..<Int.random(in: 0...2, using: &random)).map { _ in Float.random(in: -1...1, using: &random) },
+                numbers: (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                    Int.random(in: -1000...1000, using: &random)
+                },
+                ratios: (0..<Int.random(in: 0...2, using: &random)).map { _ in Float.random(in: -1...1, using: &random)
+                },
                 when: maybe { Date(timeIntervalSinceReferenceDate: Double.random(in: -1e9...1e9, using: &random)) },
                 blob: maybe { Data(random.bytes(Int.random(in: 0...10, using: &random))) },
                 link: maybe { URL(string: "https://example.com/\(Int.random(in: 0...99, using: &random))")! },
-                shape: maybe { [Shape.empty, .circle(radius: 1.5), .label("l", bold: true)].randomElement(using: &random)! },
+                shape: maybe {
+                    [Shape.empty, .circle(radius: 1.5), .label("l", bold: true)].randomElement(using: &random)!
+                },
                 small: maybe { Int8.random(in: .min ... .max, using: &random) },
                 big: maybe { UInt64.random(in: .min ... .max, using: &random) },
-                children: depth > 0 ? (0..<Int.random(in: 0...2, using: &random)).map { _ in .random(depth: depth - 1, using: &random) } : [],
+                children: depth > 0
+                    ? (0..<Int.random(in: 0...2, using: &random)).map { _ in .random(depth: depth - 1, using: &random) }
+                    : [],
                 lookup: depth > 0 && Bool.random(using: &random)
                     ? [RawJSON.keyPool.randomElement(using: &random)!: .random(depth: depth - 1, using: &random)] : [:]
             )

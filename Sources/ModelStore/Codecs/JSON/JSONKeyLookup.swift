@@ -13,8 +13,9 @@ extension JSONDecodingState {
     /// The tape index of the value stored under `key` in the object at tape index `object`, or nil if it has none.
     ///
     /// Foundation compares keys as Strings. For objects whose keys are all distinct plain ASCII (nearly all), a
-    /// byte comparison gives the same answer for ASCII names; other objects, and large ones, get a String index. Models nearly always ask for keys in the order they
-    /// were written, so the key after the previous hit is tried first and usually matches at once.
+    /// byte comparison gives the same answer for ASCII names; other objects get a String index. Models nearly always
+    /// ask for keys in the order they were written, so the key after the previous hit is tried first and usually
+    /// matches at once.
     func valueIndex(forKey key: some CodingKey, in object: Int) -> Int? {
         if byteMatches(object) {
             var name = key.stringValue

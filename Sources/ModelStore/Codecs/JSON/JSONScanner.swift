@@ -68,7 +68,9 @@ struct JSONScanner {
         var depth = 0
 
         nextValue: while true {
-            guard position < length else { throw JSONSyntaxError(reason: "unexpected end of document", offset: position) }
+            guard position < length else {
+                throw JSONSyntaxError(reason: "unexpected end of document", offset: position)
+            }
             switch byte(position) {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let isObject = byte(position) == UInt8(ascii: "{")

@@ -74,7 +74,11 @@ enum JSONStringDecoding {
     }
 
     /// Writes `scalar` (a valid Unicode scalar value) as UTF-8; returns the new write offset.
-    private static func encode(_ scalar: UInt32, into output: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+    private static func encode(
+        _ scalar: UInt32,
+        into output: UnsafeMutableBufferPointer<UInt8>,
+        at offset: Int
+    ) -> Int {
         switch scalar {
         case 0..<0x80:
             output[offset] = UInt8(scalar)

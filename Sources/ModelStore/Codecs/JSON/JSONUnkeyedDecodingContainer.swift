@@ -55,7 +55,8 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     private func checkNotAtEnd(_ type: Any.Type) throws {
         guard !isAtEnd else {
-            throw state.atEnd(type, codingPath: state.codingPath(value: array, depth: Int(depth), appending: currentKey))
+            let path = state.codingPath(value: array, depth: Int(depth), appending: currentKey)
+            throw state.atEnd(type, codingPath: path)
         }
     }
 
