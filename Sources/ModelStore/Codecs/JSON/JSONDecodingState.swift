@@ -1,0 +1,164 @@
+import Foundation
+
+/// What the decoder and all its containers share during one decode call: the input, its tape, the coding path,
+/// and whether the call must be redone by Foundation.
+///
+/// Decoding only reads, so containers can be used in any order. One rule makes the fast decoder safe to put in
+/// front of Foundation's: every error it throws, and every answer it cannot give exactly (a stale coding path),
+/// sets ``needsFoundation``. A model may catch an error and carry on, so an error that differs from Foundation's in
+/// any detail could lead it elsewhere; with the flag set, ``JSONFastDecoder`` discards whatever the model built and
+/// the codec asks Foundation instead. A call that never sets the flag made exactly the calls, and got exactly the
+/// answers, it would have made and got from Foundation.
+final class JSONDecodingState {
+    // Every access to these properties is short and none calls back into the state while it lasts, so Swift's
+    // dynamic exclusivity checks are turned off for them.
+
+    /// The document; borrowed from the caller until ``detachFromInput()`` copies it.
+    @exclusivity(unchecked) private(set) var bytes: UnsafeRawPointer
+    let length: Int
+    /// The copy ``detachFromInput()`` made, freed with the state.
+    @exclusivity(unchecked) private var ownedBytes: UnsafeMutableRawPointer?
+    /// The document's structure. Lookups update the key hints kept in object entries.
+    let tape: JSONTape
+    @exclusivity(unchecked) var path = JSONCodingPath()
+    /// Set when Foundation must redo the call (see the type's documentation).
+    @exclusivity(unchecked) private(set) var needsFoundation = false
+    /// String key tables of objects whose keys need String matching, by tape index.
+    @exclusivity(unchecked) var keyIndexes: [Int: JSONKeyIndex] = [:]
+    /// Byte-hash key tables of large objects whose keys are distinct plain ASCII, by tape index.
+    @exclusivity(unchecked) var byteIndexes: [Int: [UInt64: Int]] = [:]
+    /// How many null values ``makeMissingValue()`` has invented.
+    @exclusivity(unchecked) private var missingValues = 0
+
+    init(bytes: UnsafeRawBufferPointer, tape: JSONTape) {
+        // The scanner accepted the buffer, so it is not empty.
+        self.bytes = UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped)
+        length = bytes.count
+        self.tape = tape
+    }
+
+    deinit {
+        tape.deallocate()
+        ownedBytes?.deallocate()
+    }
+
+    /// Copies the input, for a decoder or container that a model kept after its decode call returned: the caller's
+    /// buffer is about to go away, and Foundation's decoders keep working in this situation too.
+    func detachFromInput() {
+        guard ownedBytes == nil else { return }
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 1)
+        copy.copyMemory(from: bytes, byteCount: length)
+        ownedBytes = copy
+        bytes = UnsafeRawPointer(copy)
+    }
+
+    /// Records that the result of this call must come from Foundation.
+    func deferToFoundation() {
+        needsFoundation = true
+    }
+
+    // MARK: - Values
+
+    /// The entry at `index`; indices past the tape are the null values of ``makeMissingValue()``.
+    @inline(__always)
+    func entry(_ index: Int) -> JSONTapeEntry {
+        index < tape.count ? tape[index] : JSONTapeEntry(tag: JSONKind.null.rawValue, start: 0, end: 0, count: 0)
+    }
+
+    @inline(__always)
+    func kind(at index: Int) -> JSONKind {
+        entry(index).kind
+    }
+
+    /// A value index that reads as null, for `superDecoder(forKey:)` with a key the object lacks. Each call gets
+    /// its own index, so coding paths through different missing keys stay distinct.
+    func makeMissingValue() -> Int {
+        // Indices are stored as UInt32; past that (billions of calls) they could no longer be told apart.
+        guard tape.count &+ missingValues < Int(UInt32.max) else {
+            deferToFoundation()
+            return Int(UInt32.max)
+        }
+        missingValues &+= 1
+        return tape.count &+ missingValues
+    }
+
+    /// The entry at `index`, if it has `kind`.
+    @inline(__always)
+    func expect(_ kind: JSONKind, at index: Int) throws(JSONValueError) -> JSONTapeEntry {
+        let entry = entry(index)
+        guard entry.kind == kind else {
+            throw entry.kind == .null ? .valueNotFound : .typeMismatch(found: entry.kind)
+        }
+        return entry
+    }
+
+    /// The raw bytes of a string's contents or a number's text.
+    @inline(__always)
+    func text(of entry: JSONTapeEntry) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: bytes + Int(entry.start), count: Int(entry.end &- entry.start))
+    }
+
+    // MARK: - Coding path
+
+    /// The coding path of the decoder or container at `depth` whose value is at tape index `value`.
+    func codingPath(value: UInt32, depth: Int) -> [any CodingKey] {
+        if !path.isCurrent(value: value, depth: depth) {
+            // The recorded path no longer leads here; the model will not see a wrong one, since Foundation redoes
+            // the call.
+            deferToFoundation()
+        }
+        return path.keys(depth: depth)
+    }
+
+    func codingPath(value: UInt32, depth: Int, appending key: some CodingKey) -> [any CodingKey] {
+        var keys = codingPath(value: value, depth: depth)
+        keys.append(key)
+        return keys
+    }
+
+    // MARK: - Errors
+
+    /// The `DecodingError` for `error`, after marking the call for Foundation.
+    func fail(_ error: JSONValueError, _ type: Any.Type, codingPath: [any CodingKey]) -> DecodingError {
+        deferToFoundation()
+        switch error {
+        case .typeMismatch(let found):
+            return .typeMismatch(type, .init(
+                codingPath: codingPath,
+                debugDescription: "Expected to decode \(type) but found \(found.debugDescription) instead."
+            ))
+        case .valueNotFound:
+            return .valueNotFound(type, .init(
+                codingPath: codingPath,
+                debugDescription: "Cannot get value of type \(type) -- found null value instead"
+            ))
+        case .notRepresentable:
+            return .dataCorrupted(.init(
+                codingPath: codingPath,
+                debugDescription: "The number does not fit in \(type)."
+            ))
+        case .invalid:
+            return .dataCorrupted(.init(codingPath: codingPath, debugDescription: "The string is not a valid \(type)."))
+        case .needsFoundation:
+            return .dataCorrupted(.init(
+                codingPath: codingPath,
+                debugDescription: "ModelStore's JSON decoder leaves this \(type) to Foundation's JSONDecoder."
+            ))
+        }
+    }
+
+    /// A `keyNotFound` error, after marking the call for Foundation.
+    func keyNotFound(_ key: some CodingKey, codingPath: [any CodingKey]) -> DecodingError {
+        deferToFoundation()
+        return .keyNotFound(key, .init(
+            codingPath: codingPath,
+            debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."
+        ))
+    }
+
+    /// The error for reading past the end of an unkeyed container, after marking the call for Foundation.
+    func atEnd(_ type: Any.Type, codingPath: [any CodingKey]) -> DecodingError {
+        deferToFoundation()
+        return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "Unkeyed container is at end."))
+    }
+}
