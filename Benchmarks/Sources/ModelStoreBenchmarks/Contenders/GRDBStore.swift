@@ -9,7 +9,8 @@ import ModelStore
 /// `leveldb_put`). Imports use explicit transactions of 1,000 rows.
 final class GRDBStore: BenchmarkStore {
     private let queue: DatabaseQueue
-    private let codec = JSONModelCodec()
+    /// Foundation's JSONEncoder and JSONDecoder, as a GRDB user would write them.
+    private let codec = JSONModelCodec(decoding: .foundation)
 
     /// Opens (creating) the database file at `path`.
     init(path: String) throws {

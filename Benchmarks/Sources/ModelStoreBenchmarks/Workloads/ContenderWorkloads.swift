@@ -11,8 +11,9 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
         return try await runStandardWorkloads(
             cLevelDBFactory(codec: nil as JSONModelCodec?, encodedPool: pool), corpus: corpus, directory: directory)
     case .cJSON:
+        // The baseline is what a user writes by hand: Foundation's JSONEncoder and JSONDecoder.
         return try await runStandardWorkloads(
-            cLevelDBFactory(codec: JSONModelCodec()), corpus: corpus, directory: directory)
+            cLevelDBFactory(codec: JSONModelCodec(decoding: .foundation)), corpus: corpus, directory: directory)
     case .cPropertyList:
         return try await runStandardWorkloads(
             cLevelDBFactory(codec: PropertyListModelCodec()), corpus: corpus, directory: directory)
@@ -25,7 +26,7 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
             directory: directory)
     case .modelStoreJSONLevelDBDefaults:
         return try await runStandardWorkloads(
-            modelStoreFactory(codec: JSONModelCodec(), tuning: .levelDBDefaults), corpus: corpus,
+            modelStoreFactory(codec: JSONModelCodec(decoding: .foundation), tuning: .levelDBDefaults), corpus: corpus,
             directory: directory)
     case .modelStoreJSONSnappy:
         return try await runStandardWorkloads(
