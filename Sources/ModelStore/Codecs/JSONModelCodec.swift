@@ -44,10 +44,27 @@ public struct JSONModelCodec: ModelCodec {
         case foundation
     }
 
+    /// Which encoder writes records.
+    public enum EncodingEngine: Sendable {
+        /// ModelStore's encoder when the `JSONEncoder` has default settings (no output formatting; default key,
+        /// date, data and non-conforming float strategies; no `userInfo`; not a subclass), otherwise the
+        /// `JSONEncoder`.
+        ///
+        /// Both write the same JSON, except that ModelStore's encoder writes an object's keys in the order the
+        /// model encodes them, where Foundation's order varies from run to run; either decodes to the same values.
+        /// On Apple platforms ModelStore's encoder is used from macOS 15, iOS 18, tvOS 18, watchOS 11 and
+        /// visionOS 2, whose Foundation shares the JSON encoder it was checked against.
+        case automatic
+        /// Always the `JSONEncoder`: to measure or rule out ModelStore's encoder.
+        case foundation
+    }
+
     private let encoder: JSONEncoder
     private let decoder: JSONDecoder
     /// Whether reads try ModelStore's decoder first.
     private let usesFastDecoder: Bool
+    /// Whether writes try ModelStore's encoder first.
+    private let usesFastEncoder: Bool
 
     /// Creates a JSON codec. The coders are reused for every record and must not be mutated
     /// afterwards.
@@ -56,10 +73,12 @@ public struct JSONModelCodec: ModelCodec {
     ///   - encoder: Writes every record.
     ///   - decoder: Reads records, or defines how they are read when ModelStore's decoder is used.
     ///   - decoding: Which decoder reads records; ``DecodingEngine/automatic`` by default.
+    ///   - encoding: Which encoder writes records; ``EncodingEngine/automatic`` by default.
     public init(
         encoder: JSONEncoder = JSONEncoder(),
         decoder: JSONDecoder = JSONDecoder(),
-        decoding: DecodingEngine = .automatic
+        decoding: DecodingEngine = .automatic,
+        encoding: EncodingEngine = .automatic
     ) {
         self.encoder = encoder
         self.decoder = decoder
@@ -67,6 +86,23 @@ public struct JSONModelCodec: ModelCodec {
         case .automatic: usesFastDecoder = Self.fastDecoderIsAvailable && Self.hasDefaultSettings(decoder)
         case .foundation: usesFastDecoder = false
         }
+        switch encoding {
+        case .automatic: usesFastEncoder = Self.fastDecoderIsAvailable && Self.hasDefaultSettings(encoder)
+        case .foundation: usesFastEncoder = false
+        }
+    }
+
+    /// Whether `encoder` encodes exactly as a fresh `JSONEncoder()` does, which is what ModelStore's encoder
+    /// reproduces.
+    private static func hasDefaultSettings(_ encoder: JSONEncoder) -> Bool {
+        // A subclass may override encode(_:).
+        guard type(of: encoder) == JSONEncoder.self, encoder.outputFormatting.isEmpty else { return false }
+        guard case .useDefaultKeys = encoder.keyEncodingStrategy,
+            case .deferredToDate = encoder.dateEncodingStrategy,
+            case .base64 = encoder.dataEncodingStrategy,
+            case .throw = encoder.nonConformingFloatEncodingStrategy
+        else { return false }
+        return encoder.userInfo.isEmpty
     }
 
     /// Whether `decoder` decodes exactly as a fresh `JSONDecoder()` does, which is what ModelStore's decoder
@@ -82,6 +118,7 @@ public struct JSONModelCodec: ModelCodec {
         return decoder.userInfo.isEmpty && !decoder.allowsJSON5 && !decoder.assumesTopLevelDictionary
     }
 
+    /// Whether this platform's Foundation has the JSON coders ModelStore's own were checked against.
     private static var fastDecoderIsAvailable: Bool {
         #if canImport(Darwin)
         if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
@@ -97,8 +134,22 @@ public struct JSONModelCodec: ModelCodec {
     public var identifier: ModelCodecIdentifier { .json }
 
     /// Encodes `value` as JSON.
+    ///
+    /// - Throws: What the `JSONEncoder` throws for `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        try encoder.encode(value)
+        if usesFastEncoder {
+            var bytes: [UInt8] = []
+            if JSONFastEncoder.encode(value, appendingTo: &bytes) { return Data(bytes) }
+        }
+        return try encoder.encode(value)
+    }
+
+    /// Encodes `value` as JSON at the end of `buffer`, which keeps its contents if encoding throws.
+    ///
+    /// - Throws: What the `JSONEncoder` throws for `value`.
+    public func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws {
+        if usesFastEncoder, JSONFastEncoder.encode(value, appendingTo: &buffer) { return }
+        buffer.append(contentsOf: try encoder.encode(value))
     }
 
     /// Decodes a `type` from JSON.

@@ -1,0 +1,209 @@
+/// The output and bookkeeping of one ``JSONFastEncoder`` run, shared by its encoders and containers.
+///
+/// JSON is streamed, so containers must be used in nesting order: writing to a container closes every container
+/// opened inside it since, and a closed container can never be written to again. Each open array or object is a
+/// ``Frame``; containers hold a frame's index and serial number and check both on every call, so a container used
+/// out of order is caught (the encoder then gives up) rather than writing misplaced bytes.
+///
+/// Each value being encoded owns a *slot*: the encoder passed to its `encode(to:)` may open one container (or
+/// reopen the same keyed or unkeyed one, as Foundation allows) or write one single value, and nothing else.
+final class JSONEncodingState {
+    /// An open array or object.
+    struct Frame {
+        /// A serial number that tells this frame from later ones at the same index.
+        var id: Int
+        var isObject: Bool
+        /// Members written so far, to place commas.
+        var count: Int
+        /// How much of ``JSONEncodingState/path`` is the coding path of the encoder whose value this frame is in.
+        var encoderPathCount: Int
+        /// The key of a nested container in its parent (the frame below), which its coding path adds.
+        var nestedKey: (any CodingKey)?
+        /// Where this object's keys start in ``JSONEncodingState/keyLog``.
+        var keyLogStart: Int
+    }
+
+    /// What the current slot's encoder has done so far.
+    enum SlotUse {
+        case unused
+        case singleValue
+        case frame(index: Int, id: Int)
+    }
+
+    /// The output; the caller's buffer, moved in for the run.
+    var bytes: [UInt8] = []
+    private(set) var frames: [Frame] = []
+    /// The coding path of the innermost encoder: one key per value being encoded, as Foundation builds it from
+    /// its chain of encoders. (Foundation leaves nested containers' keys out of the encoders of the values in them;
+    /// so does this path, and only containers add them.)
+    private(set) var path: [any CodingKey] = []
+    /// The keys written into each open object, to catch a key written twice (Foundation keeps the last value, in
+    /// its own order; the stream cannot take back the first).
+    private var keyLog: [String] = []
+    private var nextFrameID = 0
+    private var nextSlot = 1
+    private(set) var currentSlot = 0
+    private var slotUse = SlotUse.unused
+    /// Frames below this index belong to values whose encoding is still in progress further up the stack.
+    private var scopeBase = 0
+    /// Set once anything happens that the stream cannot represent; the run then ends with Foundation.
+    private(set) var failed = false
+
+    init() {
+        frames.reserveCapacity(8)
+        path.reserveCapacity(8)
+        keyLog.reserveCapacity(16)
+    }
+
+    /// Records that the run must end with Foundation, and returns the error to throw.
+    func fail() -> JSONFastEncoderError {
+        failed = true
+        return .needsFoundation
+    }
+
+    func codingPath(count: Int) -> [any CodingKey] {
+        Array(path.prefix(min(count, path.count)))
+    }
+
+    // MARK: - Values
+
+    /// Encodes the whole document.
+    func encodeTopLevel<Value: Encodable>(_ value: Value) throws {
+        try encodeValue(value, key: nil)
+        guard !failed, frames.isEmpty else { throw fail() }
+    }
+
+    /// Encodes `value` at the current position (after its key or comma), in a slot of its own.
+    func encodeValue<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws {
+        if try writeKnownValue(value) { return }
+        let savedSlot = currentSlot
+        let savedUse = slotUse
+        let savedBase = scopeBase
+        let pathBase = path.count
+        if let key { path.append(key) }
+        currentSlot = nextSlot
+        nextSlot += 1
+        slotUse = .unused
+        scopeBase = frames.count
+        do {
+            try value.encode(to: JSONEncodingEncoder(state: self, slot: currentSlot, pathCount: path.count))
+        } catch {
+            // The model may catch this and carry on, but half a value is already written.
+            failed = true
+            throw error
+        }
+        // A value that encodes nothing becomes `{}` in Foundation, or an error at the top level.
+        if case .unused = slotUse { throw fail() }
+        guard !failed else { throw JSONFastEncoderError.needsFoundation }
+        while frames.count > scopeBase { closeTopFrame() }
+        path.removeSubrange(pathBase...)
+        currentSlot = savedSlot
+        slotUse = savedUse
+        scopeBase = savedBase
+    }
+
+    /// Claims the current slot for one single value, if `slot` is current and has done nothing yet.
+    func beginSingleValue(slot: Int) throws {
+        guard slot == currentSlot, !failed, case .unused = slotUse else { throw fail() }
+        slotUse = .singleValue
+    }
+
+    // MARK: - Frames
+
+    /// Opens (or, when Foundation would reuse it, returns) the container of the encoder holding `slot`.
+    ///
+    /// - Returns: The frame's index and id, or nil after marking the run failed.
+    func container(slot: Int, isObject: Bool) -> (index: Int, id: Int)? {
+        guard slot == currentSlot, !failed else {
+            failed = true
+            return nil
+        }
+        switch slotUse {
+        case .unused:
+            guard let frame = openFrame(isObject: isObject, nestedKey: nil) else { return nil }
+            slotUse = .frame(index: frame.index, id: frame.id)
+            return frame
+        case .frame(let index, let id):
+            guard index < frames.count, frames[index].id == id, frames[index].isObject == isObject else {
+                failed = true
+                return nil
+            }
+            return (index, id)
+        case .singleValue:
+            failed = true
+            return nil
+        }
+    }
+
+    /// Writes `{` or `[` and pushes its frame; `nestedKey` is a nested container's key in its parent.
+    func openFrame(isObject: Bool, nestedKey: (any CodingKey)?) -> (index: Int, id: Int)? {
+        guard frames.count < JSONFastEncoder.maximumDepth else {
+            failed = true
+            return nil
+        }
+        let id = nextFrameID
+        nextFrameID += 1
+        frames.append(
+            Frame(
+                id: id, isObject: isObject, count: 0, encoderPathCount: path.count, nestedKey: nestedKey,
+                keyLogStart: keyLog.count
+            )
+        )
+        bytes.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        return (frames.count - 1, id)
+    }
+
+    private func closeTopFrame() {
+        let frame = frames.removeLast()
+        bytes.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+        keyLog.removeSubrange(frame.keyLogStart...)
+    }
+
+    /// Makes the frame at `index` the innermost one, closing those opened inside it, or fails if it was closed or
+    /// belongs to a value further up the stack.
+    func activate(_ index: Int, id: Int) throws {
+        guard !failed, index >= scopeBase, index < frames.count, frames[index].id == id else { throw fail() }
+        while frames.count > index + 1 { closeTopFrame() }
+    }
+
+    /// The coding path of the container whose frame is at `index`, or an empty path for a closed one.
+    func codingPath(frame index: Int, id: Int) -> [any CodingKey] {
+        guard index < frames.count, frames[index].id == id else { return [] }
+        var nestedKeys: [any CodingKey] = []
+        var frameIndex = index
+        while let key = frames[frameIndex].nestedKey {
+            nestedKeys.append(key)
+            frameIndex -= 1
+        }
+        return codingPath(count: frames[index].encoderPathCount) + nestedKeys.reversed()
+    }
+
+    /// Members written so far into the frame at `index`.
+    func count(frame index: Int, id: Int) -> Int {
+        guard index < frames.count, frames[index].id == id else { return 0 }
+        return frames[index].count
+    }
+
+    /// Writes `key` and its colon into the object at `index`, after a comma if needed.
+    func writeKey(_ key: String, frame index: Int, id: Int) throws {
+        try activate(index, id: id)
+        let start = frames[index].keyLogStart
+        if start < keyLog.count {
+            for existing in keyLog[start...] where existing == key { throw fail() }
+        }
+        keyLog.append(key)
+        if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+        frames[index].count += 1
+        writeString(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Starts a new element of the array at `index`, and returns the element's index.
+    func writeElementSeparator(frame index: Int, id: Int) throws -> Int {
+        try activate(index, id: id)
+        let position = frames[index].count
+        if position > 0 { bytes.append(UInt8(ascii: ",")) }
+        frames[index].count += 1
+        return position
+    }
+}
