@@ -9,17 +9,38 @@ extension JSONEncodingState {
         bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return }
+            let count = utf8.count
             var mark = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x2F else { continue }
-                if mark < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index])) }
-                writeEscape(byte)
-                mark = index + 1
+            var index = 0
+            while index < count {
+                // Most strings need no escape: skip eight clean bytes at a time.
+                if index &+ 8 <= count, !Self.needsEscape(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) {
+                    index &+= 8
+                    continue
+                }
+                let byte = base[index]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x2F {
+                    if mark < index { bytes.append(contentsOf: UnsafeBufferPointer(start: base + mark, count: index - mark)) }
+                    writeEscape(byte)
+                    mark = index &+ 1
+                }
+                index &+= 1
             }
-            if mark < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...])) }
+            if mark < count { bytes.append(contentsOf: UnsafeBufferPointer(start: base + mark, count: count - mark)) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes in `word` is a control character, `"`, `\` or `/`.
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // A byte below 0x20 borrows in `word - 0x20..`; a byte equal to c is zero in `word ^ c..`. Bytes of 0x80
+        // and above are masked out with `~word`, so UTF-8 never counts.
+        func zeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let below = (word &- ones &* 0x20) & ~word & highs
+        return (below | zeroByte(word ^ (ones &* 0x22)) | zeroByte(word ^ (ones &* 0x5C)) | zeroByte(word ^ (ones &* 0x2F))) != 0
     }
 
     private func writeEscape(_ byte: UInt8) {
@@ -46,8 +67,13 @@ extension JSONEncodingState {
             bytes.append(contentsOf: value.description.utf8)
             return
         }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = UInt64(truncatingIfNeeded: value.magnitude)
+        writeDecimal(UInt64(truncatingIfNeeded: value.magnitude), negative: value < 0)
+    }
+
+    /// The non-generic part of ``writeInteger(_:)``, so that it runs specialized whatever the caller.
+    private func writeDecimal(_ magnitude: UInt64, negative: Bool) {
+        if negative { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var start = digits.count
             repeat {

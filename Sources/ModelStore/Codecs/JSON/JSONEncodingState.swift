@@ -30,29 +30,94 @@ final class JSONEncodingState {
         case frame(index: Int, id: Int)
     }
 
-    /// The output; the caller's buffer, moved in for the run.
-    var bytes: [UInt8] = []
-    private(set) var frames: [Frame] = []
-    /// The coding path of the innermost encoder: one key per value being encoded, as Foundation builds it from
-    /// its chain of encoders. (Foundation leaves nested containers' keys out of the encoders of the values in them;
-    /// so does this path, and only containers add them.)
-    private(set) var path: [any CodingKey] = []
-    /// The keys written into each open object, to catch a key written twice (Foundation keeps the last value, in
-    /// its own order; the stream cannot take back the first).
-    private var keyLog: [String] = []
-    private var nextFrameID = 0
-    private var nextSlot = 1
-    private(set) var currentSlot = 0
-    private var slotUse = SlotUse.unused
-    /// Frames below this index belong to values whose encoding is still in progress further up the stack.
-    private var scopeBase = 0
-    /// Set once anything happens that the stream cannot represent; the run then ends with Foundation.
-    private(set) var failed = false
+    /// The mutable fields, kept behind a pointer: Swift checks every access to a class's stored `var` for
+    /// exclusivity at run time, which cost about a third of the encoder's time. Only this class touches them, from
+    /// one thread, and none of its methods hands out a reference that outlives an access.
+    private struct Fields {
+        /// The output; the caller's buffer, moved in for the run.
+        var bytes: [UInt8] = []
+        var frames: [Frame] = []
+        /// The coding path of the innermost encoder: one key per value being encoded, as Foundation builds it from
+        /// its chain of encoders. (Foundation leaves nested containers' keys out of the encoders of the values in
+        /// them; so does this path, and only containers add them.)
+        var path: [any CodingKey] = []
+        /// The keys written into each open object, to catch a key written twice (Foundation keeps the last value,
+        /// in its own order; the stream cannot take back the first).
+        var keyLog: [String] = []
+        var nextFrameID = 0
+        var nextSlot = 1
+        var currentSlot = 0
+        var slotUse = SlotUse.unused
+        /// Frames below this index belong to values whose encoding is still in progress further up the stack.
+        var scopeBase = 0
+        /// Set once anything happens that the stream cannot represent; the run then ends with Foundation.
+        var failed = false
+    }
+
+    private let fields: UnsafeMutablePointer<Fields>
 
     init() {
-        frames.reserveCapacity(8)
-        path.reserveCapacity(8)
-        keyLog.reserveCapacity(16)
+        fields = .allocate(capacity: 1)
+        fields.initialize(to: Fields())
+        // Typical models nest a few levels and have a dozen keys: one allocation each instead of several.
+        fields.pointee.frames.reserveCapacity(8)
+        fields.pointee.path.reserveCapacity(8)
+        fields.pointee.keyLog.reserveCapacity(16)
+    }
+
+    deinit {
+        fields.deinitialize(count: 1)
+        fields.deallocate()
+    }
+
+    var bytes: [UInt8] {
+        get { fields.pointee.bytes }
+        _modify { yield &fields.pointee.bytes }
+    }
+
+    private var frames: [Frame] {
+        get { fields.pointee.frames }
+        _modify { yield &fields.pointee.frames }
+    }
+
+    private var path: [any CodingKey] {
+        get { fields.pointee.path }
+        _modify { yield &fields.pointee.path }
+    }
+
+    private var keyLog: [String] {
+        get { fields.pointee.keyLog }
+        _modify { yield &fields.pointee.keyLog }
+    }
+
+    private var nextFrameID: Int {
+        get { fields.pointee.nextFrameID }
+        set { fields.pointee.nextFrameID = newValue }
+    }
+
+    private var nextSlot: Int {
+        get { fields.pointee.nextSlot }
+        set { fields.pointee.nextSlot = newValue }
+    }
+
+    private var currentSlot: Int {
+        get { fields.pointee.currentSlot }
+        set { fields.pointee.currentSlot = newValue }
+    }
+
+    private var slotUse: SlotUse {
+        get { fields.pointee.slotUse }
+        set { fields.pointee.slotUse = newValue }
+    }
+
+    private var scopeBase: Int {
+        get { fields.pointee.scopeBase }
+        set { fields.pointee.scopeBase = newValue }
+    }
+
+    private(set) var failed: Bool {
+        get { fields.pointee.failed }
+        set { fields.pointee.failed = newValue }
     }
 
     /// Records that the run must end with Foundation, and returns the error to throw.
