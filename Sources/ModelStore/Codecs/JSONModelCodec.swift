@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Stores models as JSON with Foundation's `JSONEncoder`, and reads it back with ModelStore's own decoder. The
-/// default codec.
+/// Stores models as JSON, written and read by ModelStore's own encoder and decoder with exactly the results of
+/// Foundation's `JSONEncoder` and `JSONDecoder`. The default codec.
 ///
 /// JSON is tolerant of model changes: unknown keys are ignored and missing optional
 /// properties decode as nil. Pass your own coders to change date or key strategies:
@@ -27,6 +27,17 @@ public import Foundation
 /// bytes to the `JSONDecoder` instead, so errors and edge cases are Foundation's own. Such a read costs a little
 /// more than the `JSONDecoder` alone; for models that always catch errors (a generic JSON value tried type by type,
 /// say), use ``DecodingEngine/foundation``.
+///
+/// ## Encoding
+///
+/// With a `JSONEncoder` on default settings, writes use an encoder built into ModelStore that streams straight into
+/// the record's buffer, several times faster than Foundation's. It writes the bytes `JSONEncoder` writes, except
+/// that an object's keys come in the order the model encodes them (Foundation's order comes from a `Dictionary` and
+/// changes between runs; both decode to the same values). Whatever it does not reproduce exactly (a key encoded
+/// twice, `superEncoder()`, a value that encodes nothing, a non-finite float, an error thrown by the model, very
+/// deep nesting) it hands to the `JSONEncoder`, so errors are Foundation's own; ``EncodingEngine/foundation``
+/// always uses the `JSONEncoder`. A model's `encode(to:)` then runs a second time, so it too should have no side
+/// effects.
 ///
 /// A model's `init(from:)` runs a second time when the bytes go to the `JSONDecoder` after ModelStore's decoder
 /// began, so it should have no side effects beyond building the value (as synthesized conformances have none).
