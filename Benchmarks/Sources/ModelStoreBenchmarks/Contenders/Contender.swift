@@ -20,7 +20,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
         case .cBinary: return "C API + binary (baseline)"
         case .cPropertyList: return "C API + plist (baseline)"
         case .modelStoreJSON: return "ModelStore JSON"
-        case .modelStoreJSONLevelDBDefaults: return "ModelStore JSON, LevelDB defaults, JSONDecoder"
+        case .modelStoreJSONLevelDBDefaults: return "ModelStore JSON, LevelDB defaults, Foundation JSON"
         case .modelStoreJSONSnappy: return "ModelStore JSON, Snappy on"
         case .modelStoreBinary: return "ModelStore binary"
         case .modelStorePropertyList: return "ModelStore plist"

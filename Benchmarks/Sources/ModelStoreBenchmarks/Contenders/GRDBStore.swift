@@ -10,7 +10,7 @@ import ModelStore
 final class GRDBStore: BenchmarkStore {
     private let queue: DatabaseQueue
     /// Foundation's JSONEncoder and JSONDecoder, as a GRDB user would write them.
-    private let codec = JSONModelCodec(decoding: .foundation)
+    private let codec = JSONModelCodec.foundation
 
     /// Opens (creating) the database file at `path`.
     init(path: String) throws {

@@ -29,14 +29,14 @@ struct TargetCheck {
                 "ModelStore JSON sweep ≤ 1.20x C API floor, \(size)",
                 table: table, contender: .modelStoreJSON, reference: .cRaw, workload: .sweep, limit: 1.20))
             // The same with ModelStore opened exactly like the C API and reading with
-            // Foundation's JSONDecoder, as the baseline does: what the wrapper alone costs.
+            // Foundation's JSON coders, as the baseline does: what the wrapper alone costs.
             for workload in writesAndReads {
                 rows.append(ratioRow(
-                    "Like for like: ModelStore JSON, LevelDB defaults, JSONDecoder ≤ 1.10x C API + JSON, \(workload.title), \(size)",
+                    "Like for like: ModelStore JSON, LevelDB defaults, Foundation JSON ≤ 1.10x C API + JSON, \(workload.title), \(size)",
                     table: table, contender: .modelStoreJSONLevelDBDefaults, workload: workload, limit: 1.10))
             }
             rows.append(pairedRow(
-                "Like for like: ModelStore JSON, LevelDB defaults, JSONDecoder sweep ≤ 1.20x C API floor, \(size)",
+                "Like for like: ModelStore JSON, LevelDB defaults, Foundation JSON sweep ≤ 1.20x C API floor, \(size)",
                 table: table, contender: .modelStoreJSONLevelDBDefaults, reference: .cRaw, workload: .sweep,
                 limit: 1.20))
             for workload in writesAndReads {

@@ -13,7 +13,7 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
     case .cJSON:
         // The baseline is what a user writes by hand: Foundation's JSONEncoder and JSONDecoder.
         return try await runStandardWorkloads(
-            cLevelDBFactory(codec: JSONModelCodec(decoding: .foundation)), corpus: corpus, directory: directory)
+            cLevelDBFactory(codec: JSONModelCodec.foundation), corpus: corpus, directory: directory)
     case .cPropertyList:
         return try await runStandardWorkloads(
             cLevelDBFactory(codec: PropertyListModelCodec()), corpus: corpus, directory: directory)
@@ -26,7 +26,7 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
             directory: directory)
     case .modelStoreJSONLevelDBDefaults:
         return try await runStandardWorkloads(
-            modelStoreFactory(codec: JSONModelCodec(decoding: .foundation), tuning: .levelDBDefaults), corpus: corpus,
+            modelStoreFactory(codec: JSONModelCodec.foundation, tuning: .levelDBDefaults), corpus: corpus,
             directory: directory)
     case .modelStoreJSONSnappy:
         return try await runStandardWorkloads(
