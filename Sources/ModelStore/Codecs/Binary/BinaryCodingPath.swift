@@ -48,6 +48,13 @@ struct BinaryCodingPath {
         }
     }
 
+    /// Forgets every key, so that a state serving several calls keeps no value of an earlier call alive.
+    mutating func removeAll() {
+        if count > 0 {
+            self = BinaryCodingPath()
+        }
+    }
+
     /// Records that the value being entered at `depth` is stored under `key`; keys recorded deeper become stale.
     mutating func enter(_ key: some CodingKey, atDepth depth: Int) {
         switch depth {

@@ -32,6 +32,8 @@ struct BinaryDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let bounds = try state.keyedContainer(at: position, limit: limit, depth: depth)
+        // The first lookup then tries the first entry straight away.
+        state.rememberEntryEnd(bounds.bodyStart, in: bounds, depth: depth)
         return KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(state: state, bounds: bounds, depth: depth))
     }
 

@@ -7,8 +7,8 @@ final class BinaryDecodingState {
     // exclusivity checks Swift would otherwise make on each access (in the encoder they took a quarter of the time)
     // are turned off.
 
-    /// The borrowed payload. ``invalidate()`` swaps it for an empty reader when the decode call returns, so a
-    /// decoder that a model smuggled out can only throw, never touch memory that is gone.
+    /// The borrowed payload. ``finish(_:)`` swaps it for an empty reader when the decode call returns, so a decoder
+    /// that a model smuggled out can only throw, never touch memory that is gone.
     @exclusivity(unchecked) private(set) var reader: BinaryReader
     /// Keys from the root to the value being decoded; entries past a container's depth may be stale.
     @exclusivity(unchecked) private var path = BinaryCodingPath()
@@ -16,22 +16,47 @@ final class BinaryDecodingState {
     /// the stack overflows.
     @exclusivity(unchecked) private var nesting = 0
     /// Per coding-path depth: the keyed container last searched there and where its next entry starts.
-    @exclusivity(unchecked) var hints: [KeyHint] = []
+    @exclusivity(unchecked) var hints = BinaryKeyHints()
     /// Hash indexes of large keyed containers, by body start, built on their first out-of-order lookup.
     @exclusivity(unchecked) var indexes: [Int: BinaryKeyIndex] = [:]
 
-    struct KeyHint {
-        var bodyStart: Int
-        var nextEntry: Int
-    }
-
-    init(reader: BinaryReader) {
-        self.reader = reader
-    }
-
-    func invalidate() {
+    private init() {
         reader = .empty
-        indexes = [:]
+    }
+
+    deinit {
+        hints.deallocate()
+    }
+
+    // MARK: - Lifetime
+
+    /// Each thread keeps the state of its last decode call, so the next call allocates neither it nor its hints.
+    private static let spare = BinaryThreadSpare<BinaryDecodingState>()
+
+    /// A state for one decode call that reads `reader`: the calling thread's spare, or a new one.
+    static func start(reading reader: BinaryReader) -> BinaryDecodingState {
+        let state = spare.take() ?? BinaryDecodingState()
+        state.reader = reader
+        return state
+    }
+
+    /// Ends the decode call that `state` served. The payload becomes unreadable through it; if no decoder or
+    /// container the model kept still refers to it, it is cleared and kept as the thread's spare.
+    static func finish(_ state: inout BinaryDecodingState) {
+        state.reader = .empty
+        guard isKnownUniquelyReferenced(&state) else {
+            // A model kept a decoder: it can only throw now, and the indexes are not needed for that.
+            state.indexes = [:]
+            return
+        }
+        state.path.removeAll()
+        state.nesting = 0
+        // Positions from this payload must never be tried in the next one.
+        state.hints.removeAll()
+        if !state.indexes.isEmpty {
+            state.indexes = [:]
+        }
+        spare.putBack(state)
     }
 
     // MARK: - Coding path

@@ -35,8 +35,7 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// Where the value for `key` starts, or nil if the container has no such key.
     private func find(_ key: some CodingKey) throws -> Int? {
-        var name = key.stringValue
-        if let position = name.withUTF8({ state.valuePosition(of: $0, in: bounds, depth: depth) }) {
+        if let position = state.valuePosition(of: key, in: bounds, depth: depth) {
             return position
         }
         // A miss is either an absent key or a damaged container; tell them apart before answering.

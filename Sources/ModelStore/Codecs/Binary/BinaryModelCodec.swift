@@ -162,8 +162,8 @@ public struct BinaryModelCodec: ModelCodec {
                 debugDescription: "Binary payload has format version \(version); this codec reads version 1."
             ))
         }
-        let state = BinaryDecodingState(reader: reader)
-        defer { state.invalidate() }
+        var state = BinaryDecodingState.start(reading: reader)
+        defer { BinaryDecodingState.finish(&state) }
         do throws(BinaryReadError) {
             // The root value must fill the payload exactly: this catches truncation and trailing garbage up front.
             let end = try reader.skip(at: 1, limit: reader.count)

@@ -1,0 +1,170 @@
+import Foundation
+import ModelStore
+import Testing
+
+extension BinaryCodecTests {
+    /// Each thread reuses the encoder's and decoder's state from one call to the next; no call may see another's.
+    @Suite("BinaryModelCodec state reuse")
+    struct StateReuse {
+        /// Stores its `inner` value as a nested binary payload, so encoding and decoding it call the codec again on
+        /// the same thread while the outer call is still in progress.
+        struct Envelope: Codable, Equatable {
+            var label: String
+            var inner: Profile
+
+            private enum CodingKeys: String, CodingKey {
+                case label, inner
+            }
+
+            init(label: String, inner: Profile) {
+                self.label = label
+                self.inner = inner
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                let payload = try container.decode(Data.self, forKey: .inner)
+                inner = try codec.decode(Profile.self, from: payload)
+                // The outer container must still read its own record after the nested call returned.
+                label = try container.decode(String.self, forKey: .label)
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(codec.encode(inner), forKey: .inner)
+                try container.encode(label, forKey: .label)
+            }
+        }
+
+        @Test func aModelMayCallTheCodecFromInsideItsOwnEncodingAndDecoding() throws {
+            let envelope = Envelope(label: "outer", inner: .sample)
+            #expect(try roundTrip(envelope) == envelope)
+            #expect(try roundTrip([envelope, envelope]) == [envelope, envelope])
+        }
+
+        /// Reads `second` before `first`, so its first lookup is not where a model reading in stored order would be.
+        struct Reversed: Decodable, Equatable {
+            var first: String
+            var second: Int
+
+            private enum CodingKeys: String, CodingKey {
+                case first, second
+            }
+
+            init(first: String, second: Int) {
+                self.first = first
+                self.second = second
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                second = try container.decode(Int.self, forKey: .second)
+                first = try container.decode(String.self, forKey: .first)
+            }
+        }
+
+        struct Forward: Encodable {
+            var first: String
+            var second: Int
+        }
+
+        @Test func whereOneRecordsEntriesWereDoesNotMisleadTheNextDecode() throws {
+            // Both strings start at byte 18. In the first record the entry for "second" follows its nine bytes; in
+            // the second, the string holds the bytes of a "second" entry with the value 63 at that very place. A
+            // lookup that trusted where the first record's next entry was would read 63 instead of the real 2.
+            let lure = "\u{6}second\u{4}~"
+            let first = try codec.encode(Forward(first: "xxxxxxxxx", second: 1))
+            let second = try codec.encode(Forward(first: "abcdefghi" + lure, second: 2))
+            #expect(second[27..<36] == Data(lure.utf8) && first[27] == 6)
+            for _ in 0..<2 {
+                #expect(try codec.decode(Reversed.self, from: first) == Reversed(first: "xxxxxxxxx", second: 1))
+                #expect(try codec.decode(Reversed.self, from: second) == Reversed(first: "abcdefghi" + lure, second: 2))
+            }
+        }
+
+        @Test func aDecoderKeptByAModelStaysUnusableWhileLaterCallsReuseTheirState() throws {
+            final class Smuggler: Decodable {
+                let decoder: any Decoder
+                init(from decoder: any Decoder) throws {
+                    self.decoder = decoder
+                }
+            }
+            let record = try codec.encode(Profile.sample)
+            let smuggler = try codec.decode(Smuggler.self, from: record)
+            // Later calls on this thread must not hand the kept decoder's state to another payload.
+            for _ in 0..<3 {
+                #expect(try codec.decode(Profile.self, from: record) == .sample)
+            }
+            enum Keys: String, CodingKey { case id }
+            #expect(throws: DecodingError.self) {
+                try smuggler.decoder.container(keyedBy: Keys.self).decode(Int.self, forKey: .id)
+            }
+        }
+
+        @Test func anEncoderKeptByAModelCannotWriteIntoLaterRecords() throws {
+            final class Smuggler: Encodable, @unchecked Sendable {
+                // @unchecked: only this test's thread touches it.
+                var encoder: (any Encoder)?
+                func encode(to encoder: any Encoder) throws {
+                    self.encoder = encoder
+                    var container = encoder.unkeyedContainer()
+                    try container.encode(1)
+                }
+            }
+            let smuggler = Smuggler()
+            _ = try codec.encode(smuggler)
+            let expected = try codec.encode(Profile.sample)
+            for _ in 0..<3 {
+                #expect(try codec.encode(Profile.sample) == expected)
+            }
+            var kept = try #require(smuggler.encoder).unkeyedContainer()
+            #expect(throws: EncodingError.self) { try kept.encode(2) }
+            #expect(try codec.encode(Profile.sample) == expected)
+        }
+
+        @Test func threadsEncodingAndDecodingAtOnceEachGetTheirOwnState() throws {
+            let records = (0..<8).map { id in
+                var profile = Profile.sample
+                profile.id = id
+                profile.tags.append(String(repeating: "t", count: id))
+                return profile
+            }
+            let expected = try records.map { try codec.encode($0) }
+            let failures = Counter()
+            DispatchQueue.concurrentPerform(iterations: 64) { iteration in
+                let index = iteration % records.count
+                for _ in 0..<50 {
+                    var buffer: [UInt8] = []
+                    guard (try? codec.encode(records[index], appendingTo: &buffer)) != nil,
+                        buffer == Array(expected[index]),
+                        let decoded = try? codec.decode(Profile.self, from: expected[index]),
+                        decoded == records[index]
+                    else {
+                        failures.increment()
+                        return
+                    }
+                }
+            }
+            #expect(failures.value == 0)
+        }
+
+        /// A thread-safe tally for ``threadsEncodingAndDecodingAtOnceEachGetTheirOwnState()``.
+        final class Counter: @unchecked Sendable {
+            // @unchecked: every access holds `lock`.
+            private let lock = NSLock()
+            private var count = 0
+
+            var value: Int {
+                lock.lock()
+                defer { lock.unlock() }
+                return count
+            }
+
+            func increment() {
+                lock.lock()
+                defer { lock.unlock() }
+                count += 1
+            }
+        }
+    }
+}
