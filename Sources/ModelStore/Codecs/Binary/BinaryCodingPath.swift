@@ -50,9 +50,13 @@ struct BinaryCodingPath {
 
     /// Forgets every key, so that a state serving several calls keeps no value of an earlier call alive.
     mutating func removeAll() {
-        if count > 0 {
-            self = BinaryCodingPath()
-        }
+        // Only the slots a call used hold keys; typical models use one or two.
+        if count > 0 { inline.0 = nil }
+        if count > 1 { inline.1 = nil }
+        if count > 2 { inline.2 = nil }
+        if count > 3 { inline.3 = nil }
+        if !overflow.isEmpty { overflow = [] }
+        count = 0
     }
 
     /// Records that the value being entered at `depth` is stored under `key`; keys recorded deeper become stale.

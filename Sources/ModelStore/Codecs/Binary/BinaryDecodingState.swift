@@ -7,7 +7,7 @@ final class BinaryDecodingState {
     // exclusivity checks Swift would otherwise make on each access (in the encoder they took a quarter of the time)
     // are turned off.
 
-    /// The borrowed payload. ``finish(_:)`` swaps it for an empty reader when the decode call returns, so a decoder
+    /// The borrowed payload. ``end(_:)`` swaps it for an empty reader when the decode call returns, so a decoder
     /// that a model smuggled out can only throw, never touch memory that is gone.
     @exclusivity(unchecked) private(set) var reader: BinaryReader
     /// Keys from the root to the value being decoded; entries past a container's depth may be stale.
@@ -42,7 +42,7 @@ final class BinaryDecodingState {
 
     /// Ends the decode call that `state` served. The payload becomes unreadable through it; if no decoder or
     /// container the model kept still refers to it, it is cleared and kept as the thread's spare.
-    static func finish(_ state: inout BinaryDecodingState) {
+    static func end(_ state: inout BinaryDecodingState) {
         state.reader = .empty
         guard isKnownUniquelyReferenced(&state) else {
             // A model kept a decoder: it can only throw now, and the indexes are not needed for that.

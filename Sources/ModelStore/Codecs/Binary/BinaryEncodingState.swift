@@ -25,8 +25,10 @@ final class BinaryEncodingState {
     /// How many `encode(to:)` calls are in progress, to stop runaway recursion.
     @exclusivity(unchecked) private var nesting = 0
     @exclusivity(unchecked) private var isFinished = false
-    /// An error from a place where Codable cannot throw (creating a container); ``finish()`` throws it.
-    @exclusivity(unchecked) private var deferredError: EncodingError?
+    /// An error from a place where Codable cannot throw (creating a container); ``finish()`` throws it. Always an
+    /// `EncodingError`, stored as `any Error` because testing that for nil is a pointer compare, while an
+    /// `EncodingError?` is copied to be tested.
+    @exclusivity(unchecked) private var deferredError: (any Error)?
     /// Whether the writer's memory was handed on, so `deinit` must not free it.
     @exclusivity(unchecked) private var writerTaken = false
 
@@ -34,14 +36,48 @@ final class BinaryEncodingState {
     /// ``openContainer(_:slot:level:depth:)``).
     private static let noParent = UInt32.max
 
-    init(capacity: Int) {
-        writer = BinaryWriter(capacity: capacity)
+    private init() {
+        writer = BinaryWriter()
     }
 
     deinit {
         if !writerTaken {
             writer.deallocate()
         }
+    }
+
+    // MARK: - Lifetime
+
+    /// Each thread keeps the state of its last encode call, so the next call allocates neither it nor its block.
+    private static let spare = BinaryThreadSpare<BinaryEncodingState>()
+
+    /// A state for one encode call: the calling thread's spare, or a new one.
+    static func start() -> BinaryEncodingState {
+        spare.take() ?? BinaryEncodingState()
+    }
+
+    /// Ends the encode call that `state` served. If no encoder or container the model kept still refers to it, it
+    /// is emptied and kept as the thread's spare; otherwise it stays finished, so the kept encoder can only throw.
+    static func end(_ state: inout BinaryEncodingState) {
+        guard isKnownUniquelyReferenced(&state) else { return }
+        state.writer.startOver(blockWasTaken: state.writerTaken)
+        state.writerTaken = false
+        state.innermost = -1
+        state.openCount = 0
+        state.path.removeAll()
+        state.nesting = 0
+        state.isFinished = false
+        if state.deferredError != nil {
+            state.deferredError = nil
+        }
+        spare.putBack(state)
+    }
+
+    /// Writes the payload for `value`: the format version, then the value, with every container closed.
+    func encodePayload<Value: Encodable>(_ value: Value) throws {
+        writer.writeTag(BinaryFormat.version)
+        try encodeSingleValue(value, level: 0, depth: 0)
+        try finish()
     }
 
     /// The finished payload as a `Data` that owns the writer's memory.
@@ -118,7 +154,7 @@ final class BinaryEncodingState {
     /// Keeps the first error raised where Codable gives no way to throw, for ``finish()`` to throw.
     func record(_ error: any Error) {
         if deferredError == nil {
-            deferredError = error as? EncodingError ?? .invalidValue((), .init(
+            deferredError = error as? EncodingError ?? EncodingError.invalidValue((), .init(
                 codingPath: [],
                 debugDescription: "\(error)"
             ))

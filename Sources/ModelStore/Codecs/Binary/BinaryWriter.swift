@@ -19,10 +19,29 @@ struct BinaryWriter {
     /// How many bytes have been written.
     private(set) var count = 0
 
-    /// - Parameter capacity: The first block's size. Typical records fit, larger ones grow it geometrically.
-    init(capacity: Int) {
-        self.capacity = Swift.max(capacity, 16)
-        base = BinaryWriter.allocate(self.capacity)
+    /// The first block's size: typical records fit, larger ones grow it geometrically.
+    static let initialCapacity = 512
+
+    /// The largest block a writer keeps for its next payload; a larger one is swapped for a small one, so that a
+    /// reused writer does not hold on to the memory of one unusually large record.
+    static let maximumKeptCapacity = 64 * 1024
+
+    init() {
+        capacity = BinaryWriter.initialCapacity
+        base = BinaryWriter.allocate(capacity)
+    }
+
+    /// Empties the writer for the next payload, keeping its block unless the block was handed on by
+    /// ``takeData()`` (`blockWasTaken`) or grew past ``maximumKeptCapacity``.
+    mutating func startOver(blockWasTaken: Bool) {
+        count = 0
+        if blockWasTaken || capacity > BinaryWriter.maximumKeptCapacity {
+            if !blockWasTaken {
+                free(base)
+            }
+            capacity = BinaryWriter.initialCapacity
+            base = BinaryWriter.allocate(capacity)
+        }
     }
 
     private static func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
