@@ -101,6 +101,52 @@ extension BinaryCodecTests {
             }
         }
 
+        @Test func aKeyedContainerKeptByAModelThrowsOnceItsCallHasReturned() throws {
+            final class Smuggler: Decodable {
+                enum Keys: String, CodingKey { case id, name }
+                let container: KeyedDecodingContainer<Keys>
+                init(from decoder: any Decoder) throws {
+                    container = try decoder.container(keyedBy: Keys.self)
+                    _ = try container.decode(Int.self, forKey: .id)
+                }
+            }
+            let record = try codec.encode(Profile.sample)
+            let smuggler = try codec.decode(Smuggler.self, from: record)
+            for _ in 0..<3 {
+                // The same key type again: the kept container must not be handed out for these.
+                _ = try codec.decode(Smuggler.self, from: record)
+                #expect(try codec.decode(Profile.self, from: record) == .sample)
+            }
+            #expect(throws: DecodingError.self) { try smuggler.container.decode(String.self, forKey: .name) }
+            #expect(smuggler.container.allKeys.isEmpty)
+        }
+
+        /// Each link decodes its successor while its own container, of the same key type, is still in use.
+        final class Chain: Codable, Equatable {
+            let value: Int
+            let next: Chain?
+
+            init(value: Int, next: Chain?) {
+                self.value = value
+                self.next = next
+            }
+
+            static func == (lhs: Chain, rhs: Chain) -> Bool {
+                lhs.value == rhs.value && lhs.next == rhs.next
+            }
+        }
+
+        @Test func containersOfOneKeyTypeOpenAtOnceStayApart() throws {
+            var chain: Chain? = nil
+            for value in (0..<40).reversed() {
+                chain = Chain(value: value, next: chain)
+            }
+            let head = try #require(chain)
+            for _ in 0..<3 {
+                #expect(try roundTrip(head) == head)
+            }
+        }
+
         @Test func anEncoderKeptByAModelCannotWriteIntoLaterRecords() throws {
             final class Smuggler: Encodable, @unchecked Sendable {
                 // @unchecked: only this test's thread touches it.

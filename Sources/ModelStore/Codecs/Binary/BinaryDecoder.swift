@@ -34,7 +34,7 @@ struct BinaryDecoder: Decoder {
         let bounds = try state.keyedContainer(at: position, limit: limit, depth: depth)
         // The first lookup then tries the first entry straight away.
         state.rememberEntryEnd(bounds.bodyStart, in: bounds, depth: depth)
-        return KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(state: state, bounds: bounds, depth: depth))
+        return state.makeKeyedContainer(Key.self, bounds: bounds, depth: depth)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

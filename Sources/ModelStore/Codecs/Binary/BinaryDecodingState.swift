@@ -19,6 +19,10 @@ final class BinaryDecodingState {
     @exclusivity(unchecked) var hints = BinaryKeyHints()
     /// Hash indexes of large keyed containers, by body start, built on their first out-of-order lookup.
     @exclusivity(unchecked) var indexes: [Int: BinaryKeyIndex] = [:]
+    /// Keyed containers handed out before, for reuse once models drop them.
+    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<BinaryKeyedDecodingCell>()
+    /// Whether a decode call is in progress: kept containers are only handed out (and so activated) during one.
+    @exclusivity(unchecked) private var isServingCall = false
 
     private init() {
         reader = .empty
@@ -37,6 +41,7 @@ final class BinaryDecodingState {
     static func start(reading reader: BinaryReader) -> BinaryDecodingState {
         let state = spare.take() ?? BinaryDecodingState()
         state.reader = reader
+        state.isServingCall = true
         return state
     }
 
@@ -44,6 +49,9 @@ final class BinaryDecodingState {
     /// container the model kept still refers to it, it is cleared and kept as the thread's spare.
     static func end(_ state: inout BinaryDecodingState) {
         state.reader = .empty
+        state.isServingCall = false
+        // Kept containers do not retain the state, so none may be used once the call is over.
+        state.keyedContainers.forEachCell { $0.deactivate() }
         guard isKnownUniquelyReferenced(&state) else {
             // A model kept a decoder: it can only throw now, and the indexes are not needed for that.
             state.indexes = [:]
@@ -57,6 +65,25 @@ final class BinaryDecodingState {
             state.indexes = [:]
         }
         spare.putBack(state)
+    }
+
+    /// A keyed container for the stored container `bounds` at `depth`: one handed out before that nothing uses
+    /// any more, or a new one.
+    func makeKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        bounds: BinaryReader.ContainerBounds,
+        depth: Int
+    ) -> KeyedDecodingContainer<Key> {
+        if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
+            keyedContainers.cell(at: index).activate(bounds: bounds, depth: depth)
+            return keyedContainers.container(at: index, as: KeyedDecodingContainer<Key>.self)
+        }
+        let cell = BinaryKeyedDecodingCell(state: self, bounds: bounds, depth: depth)
+        let container = KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell))
+        if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
+            cell.retainState()
+        }
+        return container
     }
 
     // MARK: - Coding path

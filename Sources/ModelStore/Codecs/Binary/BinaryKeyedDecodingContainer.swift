@@ -2,82 +2,41 @@
 ///
 /// Keys are matched by their UTF-8 bytes, so entries this model does not know are simply never looked at, and a
 /// missing key is reported as absent (`decodeIfPresent` returns nil) rather than as corruption.
+///
+/// The work happens in ``BinaryDecodingState`` (see BinaryDecodingState+KeyedEntries.swift); the container only
+/// holds the cell that says which stored container it reads, so that its box can be reused.
 struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let state: BinaryDecodingState
-    let bounds: BinaryReader.ContainerBounds
-    /// The coding-path depth of this container; its values are one deeper.
-    let depth: Int
+    let cell: BinaryKeyedDecodingCell
 
     var codingPath: [any CodingKey] {
-        state.codingPath(depth: depth)
+        cell.ifActive { $0.codingPath(depth: cell.depth) } ?? []
     }
 
-    /// The keys this model understands, in stored order. A damaged container yields the keys before the damage;
-    /// decoding from it then throws.
     var allKeys: [Key] {
-        var keys: [Key] = []
-        keys.reserveCapacity(bounds.count)
-        state.forEachEntry(in: bounds) { entry in
-            if let name = state.reader.keyString(start: entry.keyStart, length: entry.keyLength),
-                let key = Key(stringValue: name)
-            {
-                keys.append(key)
-            }
-        }
-        return keys
+        cell.ifActive { $0.entryKeys(Key.self, in: cell.bounds) } ?? []
     }
 
     func contains(_ key: Key) -> Bool {
-        (try? find(key)) != nil
-    }
-
-    // MARK: - Lookup
-
-    /// Where the value for `key` starts, or nil if the container has no such key.
-    private func find(_ key: some CodingKey) throws -> Int? {
-        if let position = state.valuePosition(of: key, in: bounds, depth: depth) {
-            return position
-        }
-        // A miss is either an absent key or a damaged container; tell them apart before answering.
-        try state.validateKeyedContainer(bounds, depth: depth)
-        return nil
-    }
-
-    private func require(_ key: some CodingKey) throws -> Int {
-        guard let position = try find(key) else {
-            throw DecodingError.keyNotFound(key, .init(
-                codingPath: codingPath,
-                debugDescription: "No value associated with key \(key.stringValue)."
-            ))
-        }
-        return position
-    }
-
-    private func isNil(at position: Int) -> Bool {
-        (try? state.reader.tag(at: position, limit: bounds.bodyEnd)) == BinaryFormat.Tag.null
+        (try? cell.withState { try $0.findEntry(key, in: cell.bounds, depth: cell.depth) }) != nil
     }
 
     private func decodePrimitive<Value: BinaryPrimitive>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        var position = try require(key)
-        let value = try state.decodePrimitive(type, at: &position, limit: bounds.bodyEnd, depth: depth, key: key)
-        state.rememberEntryEnd(position, in: bounds, depth: depth)
-        return value
+        try cell.withState { try $0.decodeEntry(type, forKey: key, in: cell.bounds, depth: cell.depth) }
     }
 
     private func decodePrimitiveIfPresent<Value: BinaryPrimitive>(
         _ type: Value.Type,
         forKey key: Key
     ) throws -> Value? {
-        guard var position = try find(key), !isNil(at: position) else { return nil }
-        let value = try state.decodePrimitive(type, at: &position, limit: bounds.bodyEnd, depth: depth, key: key)
-        state.rememberEntryEnd(position, in: bounds, depth: depth)
-        return value
+        try cell.withState { try $0.decodeEntryIfPresent(type, forKey: key, in: cell.bounds, depth: cell.depth) }
     }
 
     // MARK: - Decoding
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        isNil(at: try require(key))
+        try cell.withState { state in
+            state.isNilEntry(at: try state.requireEntry(key, in: cell.bounds, depth: cell.depth), in: cell.bounds)
+        }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodePrimitive(type, forKey: key) }
@@ -102,10 +61,7 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodePrimitive(type, forKey: key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        var position = try require(key)
-        let value = try state.decode(type, at: &position, limit: bounds.bodyEnd, depth: depth, key: key)
-        state.rememberEntryEnd(position, in: bounds, depth: depth)
-        return value
+        try cell.withState { try $0.decodeEntry(type, forKey: key, in: cell.bounds, depth: cell.depth) }
     }
 
     // One lookup instead of the default implementation's three (contains, decodeNil, decode).
@@ -177,10 +133,7 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard var position = try find(key), !isNil(at: position) else { return nil }
-        let value = try state.decode(type, at: &position, limit: bounds.bodyEnd, depth: depth, key: key)
-        state.rememberEntryEnd(position, in: bounds, depth: depth)
-        return value
+        try cell.withState { try $0.decodeEntryIfPresent(type, forKey: key, in: cell.bounds, depth: cell.depth) }
     }
 
     // MARK: - Nesting
@@ -204,17 +157,7 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         try decoder(forKey: key)
     }
 
-    /// A decoder for the value under `key`, which is read only when the caller asks for a container.
     private func decoder(forKey key: some CodingKey) throws -> BinaryDecoder {
-        let position = try require(key)
-        try state.checkDepth(depth + 1, at: position)
-        let end: Int
-        do {
-            end = try state.reader.skip(at: position, limit: bounds.bodyEnd)
-        } catch {
-            throw error.decodingError(Any.self, codingPath: state.codingPath(depth: depth, appending: key))
-        }
-        state.enter(key, atDepth: depth)
-        return BinaryDecoder(state: state, position: position, limit: end, depth: depth + 1)
+        try cell.withState { try $0.entryDecoder(forKey: key, in: cell.bounds, depth: cell.depth) }
     }
 }
