@@ -168,6 +168,32 @@ extension BinaryCodecTests {
             #expect(try codec.encode(Profile.sample) == expected)
         }
 
+        @Test func aKeyedEncodingContainerKeptByAModelThrowsOnceItsCallHasReturned() throws {
+            final class Smuggler: Encodable, @unchecked Sendable {
+                // @unchecked: only this test's thread touches it.
+                enum Keys: String, CodingKey { case id, name }
+                var container: KeyedEncodingContainer<Keys>?
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: Keys.self)
+                    try container.encode(1, forKey: .id)
+                    self.container = container
+                }
+            }
+            let smuggler = Smuggler()
+            _ = try codec.encode(smuggler)
+            let expected = try codec.encode(Profile.sample)
+            for _ in 0..<3 {
+                // The same key type again: the kept container must not be handed out for these.
+                _ = try codec.encode(Smuggler())
+                #expect(try codec.encode(Profile.sample) == expected)
+            }
+            var kept = try #require(smuggler.container)
+            #expect(throws: EncodingError.self) { try kept.encode("late", forKey: .name) }
+            var nested = kept.nestedUnkeyedContainer(forKey: .name)
+            #expect(throws: EncodingError.self) { try nested.encode(2) }
+            #expect(try codec.encode(Profile.sample) == expected)
+        }
+
         @Test func threadsEncodingAndDecodingAtOnceEachGetTheirOwnState() throws {
             let records = (0..<8).map { id in
                 var profile = Profile.sample

@@ -20,7 +20,7 @@ final class BinaryDecodingState {
     /// Hash indexes of large keyed containers, by body start, built on their first out-of-order lookup.
     @exclusivity(unchecked) var indexes: [Int: BinaryKeyIndex] = [:]
     /// Keyed containers handed out before, for reuse once models drop them.
-    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<BinaryKeyedDecodingCell>()
+    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
     /// Whether a decode call is in progress: kept containers are only handed out (and so activated) during one.
     @exclusivity(unchecked) private var isServingCall = false
 
@@ -75,10 +75,10 @@ final class BinaryDecodingState {
         depth: Int
     ) -> KeyedDecodingContainer<Key> {
         if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
-            keyedContainers.cell(at: index).activate(bounds: bounds, depth: depth)
+            keyedContainers.cell(at: index).activate(at: KeyedPlace(bounds: bounds, depth: depth))
             return keyedContainers.container(at: index, as: KeyedDecodingContainer<Key>.self)
         }
-        let cell = BinaryKeyedDecodingCell(state: self, bounds: bounds, depth: depth)
+        let cell = KeyedContainerCell(state: self, place: KeyedPlace(bounds: bounds, depth: depth))
         let container = KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell))
         if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
             cell.retainState()

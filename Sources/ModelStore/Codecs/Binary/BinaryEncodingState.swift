@@ -31,6 +31,10 @@ final class BinaryEncodingState {
     @exclusivity(unchecked) private var deferredError: (any Error)?
     /// Whether the writer's memory was handed on, so `deinit` must not free it.
     @exclusivity(unchecked) private var writerTaken = false
+    /// Keyed containers handed out before, for reuse once models drop them.
+    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
+    /// Whether an encode call is in progress: kept containers are only handed out (and so activated) during one.
+    @exclusivity(unchecked) private var isServingCall = false
 
     /// A parent link that means "no parent"; header positions stay below it (see
     /// ``openContainer(_:slot:level:depth:)``).
@@ -53,12 +57,17 @@ final class BinaryEncodingState {
 
     /// A state for one encode call: the calling thread's spare, or a new one.
     static func start() -> BinaryEncodingState {
-        spare.take() ?? BinaryEncodingState()
+        let state = spare.take() ?? BinaryEncodingState()
+        state.isServingCall = true
+        return state
     }
 
     /// Ends the encode call that `state` served. If no encoder or container the model kept still refers to it, it
     /// is emptied and kept as the thread's spare; otherwise it stays finished, so the kept encoder can only throw.
     static func end(_ state: inout BinaryEncodingState) {
+        state.isServingCall = false
+        // Kept containers do not retain the state, so none may be used once the call is over.
+        state.keyedContainers.forEachCell { $0.deactivate() }
         guard isKnownUniquelyReferenced(&state) else { return }
         state.writer.startOver(blockWasTaken: state.writerTaken)
         state.writerTaken = false
@@ -71,6 +80,43 @@ final class BinaryEncodingState {
             state.deferredError = nil
         }
         spare.putBack(state)
+    }
+
+    /// A keyed container whose header is at `header` (-1 if it could not be opened): one handed out before that
+    /// nothing uses any more, or a new one.
+    func makeKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        header: Int,
+        level: Int,
+        depth: Int
+    ) -> KeyedEncodingContainer<Key> {
+        let place = KeyedPlace(header: header, level: level, depth: depth)
+        if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
+            keyedContainers.cell(at: index).activate(at: place)
+            return keyedContainers.container(at: index, as: KeyedEncodingContainer<Key>.self)
+        }
+        let cell = KeyedContainerCell(state: self, place: place)
+        let container = KeyedEncodingContainer(BinaryKeyedEncodingContainer<Key>(cell: cell))
+        if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
+            cell.retainState()
+        }
+        return container
+    }
+
+    /// What a keyed container that a model kept past its encode call throws.
+    static func expired() -> any Error {
+        EncodingError.invalidValue((), .init(
+            codingPath: [],
+            debugDescription: "A keyed container was used after the encode call that made it had returned."
+        ))
+    }
+
+    /// An encoder for a slot of a keyed container that a model kept past its encode call: it belongs to a finished
+    /// state of its own, so its containers throw on every write.
+    static func expiredEncoder() -> BinaryEncoder {
+        let state = BinaryEncodingState()
+        state.isFinished = true
+        return BinaryEncoder(state: state, slot: -1, level: 0, depth: 0)
     }
 
     /// Writes the payload for `value`: the format version, then the value, with every container closed.
@@ -318,4 +364,19 @@ final class BinaryEncodingState {
         isFinished = true
         if let deferredError { throw deferredError }
     }
+}
+
+extension BinaryEncodingState {
+    /// Where a ``BinaryKeyedEncodingContainer`` writes.
+    struct KeyedPlace {
+        /// Where the container's header is, or -1 if it could not be opened (every write then throws).
+        var header: Int
+        /// The container's index among the open containers.
+        var level: Int
+        /// The coding-path depth of the container; its values are one deeper.
+        var depth: Int
+    }
+
+    /// The cell of every ``BinaryKeyedEncodingContainer``, whatever its key type.
+    typealias KeyedContainerCell = BinaryContainerCell<BinaryEncodingState, KeyedPlace>
 }

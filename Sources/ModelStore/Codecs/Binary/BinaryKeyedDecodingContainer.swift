@@ -6,36 +6,49 @@
 /// The work happens in ``BinaryDecodingState`` (see BinaryDecodingState+KeyedEntries.swift); the container only
 /// holds the cell that says which stored container it reads, so that its box can be reused.
 struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let cell: BinaryKeyedDecodingCell
+    let cell: BinaryDecodingState.KeyedContainerCell
+
+    /// Runs `body` with the decoding state, or throws if the decode call this container belongs to has returned.
+    @inline(__always)
+    private func withState<Result>(_ body: (BinaryDecodingState) throws -> Result) throws -> Result {
+        try cell.withState(orThrow: Self.expired, body)
+    }
+
+    private static func expired() -> any Error {
+        DecodingError.dataCorrupted(.init(
+            codingPath: [],
+            debugDescription: "A keyed container was used after the decode call that made it had returned."
+        ))
+    }
 
     var codingPath: [any CodingKey] {
-        cell.ifActive { $0.codingPath(depth: cell.depth) } ?? []
+        cell.withState(else: []) { $0.codingPath(depth: cell.place.depth) }
     }
 
     var allKeys: [Key] {
-        cell.ifActive { $0.entryKeys(Key.self, in: cell.bounds) } ?? []
+        cell.withState(else: []) { $0.entryKeys(Key.self, in: cell.place) }
     }
 
     func contains(_ key: Key) -> Bool {
-        (try? cell.withState { try $0.findEntry(key, in: cell.bounds, depth: cell.depth) }) != nil
+        (try? withState { try $0.findEntry(key, in: cell.place) }) != nil
     }
 
     private func decodePrimitive<Value: BinaryPrimitive>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        try cell.withState { try $0.decodeEntry(type, forKey: key, in: cell.bounds, depth: cell.depth) }
+        try withState { try $0.decodeEntry(type, forKey: key, in: cell.place) }
     }
 
     private func decodePrimitiveIfPresent<Value: BinaryPrimitive>(
         _ type: Value.Type,
         forKey key: Key
     ) throws -> Value? {
-        try cell.withState { try $0.decodeEntryIfPresent(type, forKey: key, in: cell.bounds, depth: cell.depth) }
+        try withState { try $0.decodeEntryIfPresent(type, forKey: key, in: cell.place) }
     }
 
     // MARK: - Decoding
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        try cell.withState { state in
-            state.isNilEntry(at: try state.requireEntry(key, in: cell.bounds, depth: cell.depth), in: cell.bounds)
+        try withState { state in
+            state.isNilEntry(at: try state.requireEntry(key, in: cell.place), in: cell.place)
         }
     }
 
@@ -61,7 +74,7 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodePrimitive(type, forKey: key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try cell.withState { try $0.decodeEntry(type, forKey: key, in: cell.bounds, depth: cell.depth) }
+        try withState { try $0.decodeEntry(type, forKey: key, in: cell.place) }
     }
 
     // One lookup instead of the default implementation's three (contains, decodeNil, decode).
@@ -133,7 +146,7 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try cell.withState { try $0.decodeEntryIfPresent(type, forKey: key, in: cell.bounds, depth: cell.depth) }
+        try withState { try $0.decodeEntryIfPresent(type, forKey: key, in: cell.place) }
     }
 
     // MARK: - Nesting
@@ -158,6 +171,6 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
     }
 
     private func decoder(forKey key: some CodingKey) throws -> BinaryDecoder {
-        try cell.withState { try $0.entryDecoder(forKey: key, in: cell.bounds, depth: cell.depth) }
+        try withState { try $0.entryDecoder(forKey: key, in: cell.place) }
     }
 }
