@@ -38,6 +38,10 @@ struct BinaryKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func encodeNil(forKey key: Key) throws {
+        try encodeNull(forKey: key)
+    }
+
+    private func encodeNull(forKey key: Key) throws {
         try withState { state in
             try state.beginEntry(level: level, header: header, depth: depth, key: key)
             state.writer.writeTag(BinaryFormat.Tag.null)
@@ -72,6 +76,12 @@ struct BinaryKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProto
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try encodeValue(value, forKey: key)
+    }
+
+    // Non-mutating, like the primitives' path: in a mutating method `self` is inout, and the closure below made
+    // Swift retain and release the cell around every call.
+    private func encodeValue<T: Encodable>(_ value: T, forKey key: Key) throws {
         try withState { state in
             let mark = state.writer.count
             try state.beginEntry(level: level, header: header, depth: depth, key: key)
