@@ -121,6 +121,29 @@ extension BinaryCodecTests {
             #expect(smuggler.container.allKeys.isEmpty)
         }
 
+        @Test func aKeyedContainerKeptPastItsCallStaysSafeWhenItsStateIsGone() throws {
+            // The outer call's state is released when it returns, because the nested call put its own state back
+            // as the thread's spare first; the container the outer model kept must still only throw. (Its concrete
+            // container does not retain its cell; `swift test --sanitize=address` catches a cell freed too early.)
+            final class Keeper: Decodable {
+                enum Keys: String, CodingKey { case label, inner }
+                let container: KeyedDecodingContainer<Keys>
+                let inner: Profile
+                init(from decoder: any Decoder) throws {
+                    container = try decoder.container(keyedBy: Keys.self)
+                    inner = try codec.decode(Profile.self, from: container.decode(Data.self, forKey: .inner))
+                }
+            }
+            let record = try codec.encode(Envelope(label: "outer", inner: .sample))
+            let keeper = try codec.decode(Keeper.self, from: record)
+            #expect(keeper.inner == .sample)
+            for _ in 0..<3 {
+                _ = try codec.decode(Keeper.self, from: record)
+            }
+            #expect(throws: DecodingError.self) { try keeper.container.decode(String.self, forKey: .label) }
+            #expect(keeper.container.codingPath.isEmpty)
+        }
+
         /// Each link decodes its successor while its own container, of the same key type, is still in use.
         final class Chain: Codable, Equatable {
             let value: Int

@@ -57,12 +57,29 @@ struct BinaryContainerBoxCache<Cell: AnyObject> {
         unsafeBitCast(entries[index].box, to: Container.self)
     }
 
+    /// Whether ``keep(_:cell:keyType:)`` can take another container.
+    var hasRoom: Bool {
+        entries.count < Self.capacity
+    }
+
     /// Keeps `container`, whose concrete container reads from `cell`, for reuse. Returns false if it was not kept
     /// because the cache is full or the container is not the single reference this cache relies on.
     mutating func keep<Container>(_ container: Container, cell: Cell, keyType: Any.Type) -> Bool {
         guard entries.count < Self.capacity, let box = Self.box(of: container) else { return false }
         entries.append(Entry(keyType: ObjectIdentifier(keyType), box: box, cell: cell))
         return true
+    }
+
+    /// For a state that goes away while containers whose concrete container does not retain its cell may still
+    /// be in use: the cell of every kept container that someone still refers to is retained once more and never
+    /// released, so the container stays safe to call (it only throws). That happens only when a model keeps a
+    /// container past its call, and costs a few dozen bytes.
+    mutating func keepCellsOfContainersInUseAlive() {
+        entries.withUnsafeMutableBufferPointer { entries in
+            for index in entries.indices where !isKnownUniquelyReferenced(&entries[index].box) {
+                _ = Unmanaged.passRetained(entries[index].cell)
+            }
+        }
     }
 
     /// Calls `body` with the cell of every kept container.

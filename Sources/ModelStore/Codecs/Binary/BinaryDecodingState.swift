@@ -30,6 +30,8 @@ final class BinaryDecodingState {
 
     deinit {
         hints.deallocate()
+        // Kept containers read their cell without retaining it; one a model still holds must keep a valid cell.
+        keyedContainers.keepCellsOfContainersInUseAlive()
     }
 
     // MARK: - Lifetime
@@ -74,16 +76,21 @@ final class BinaryDecodingState {
         bounds: BinaryReader.ContainerBounds,
         depth: Int
     ) -> KeyedDecodingContainer<Key> {
+        let place = KeyedPlace(bounds: bounds, depth: depth)
         if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
-            keyedContainers.cell(at: index).activate(at: KeyedPlace(bounds: bounds, depth: depth))
+            keyedContainers.cell(at: index).activate(at: place)
             return keyedContainers.container(at: index, as: KeyedDecodingContainer<Key>.self)
         }
-        let cell = KeyedContainerCell(state: self, place: KeyedPlace(bounds: bounds, depth: depth))
-        let container = KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell))
-        if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
-            cell.retainState()
+        let cell = KeyedContainerCell(state: self, place: place)
+        if isServingCall, keyedContainers.hasRoom {
+            // The cache owns the cell, so the container need not retain it.
+            let container = KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell, retaining: false))
+            if keyedContainers.keep(container, cell: cell, keyType: Key.self) {
+                return container
+            }
         }
-        return container
+        cell.retainState()
+        return KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell, retaining: true))
     }
 
     // MARK: - Coding path
