@@ -217,6 +217,49 @@ extension BinaryCodecTests {
             #expect(try codec.encode(Profile.sample) == expected)
         }
 
+        /// Reports the coding path it is encoded or decoded at, by throwing it.
+        struct PathProbe: Codable {
+            init() {}
+
+            init(from decoder: any Decoder) throws {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "probe"))
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(0, .init(codingPath: encoder.codingPath, debugDescription: "probe"))
+            }
+        }
+
+        /// Synthesized keys around string (dictionary) keys and array indices, five levels deep.
+        struct Outer<Leaf: Codable>: Codable {
+            struct Inner: Codable {
+                var table: [String: [[String: Leaf]]]
+            }
+
+            var inner: Inner
+        }
+
+        @Test func codingPathsStayRightAcrossCallsThatReuseTheState() throws {
+            let expected = ["inner", "table", "outer", "Index 0", "leaf"]
+            let probe = Outer(inner: .init(table: ["outer": [["leaf": PathProbe()]]]))
+            let stored = try codec.encode(Outer(inner: .init(table: ["outer": [["leaf": 7]]])))
+            for _ in 0..<3 {
+                #expect(try codec.decode(Profile.self, from: codec.encode(Profile.sample)) == .sample)
+                #expect {
+                    try codec.encode(probe)
+                } throws: { error in
+                    guard case EncodingError.invalidValue(_, let context) = error else { return false }
+                    return context.codingPath.map(\.stringValue) == expected
+                }
+                #expect {
+                    try codec.decode(Outer<PathProbe>.self, from: stored)
+                } throws: { error in
+                    guard case DecodingError.dataCorrupted(let context) = error else { return false }
+                    return context.codingPath.map(\.stringValue) == expected
+                }
+            }
+        }
+
         @Test func threadsEncodingAndDecodingAtOnceEachGetTheirOwnState() throws {
             let records = (0..<8).map { id in
                 var profile = Profile.sample
