@@ -79,8 +79,18 @@ final class BinaryDecodingState {
         let place = KeyedPlace(bounds: bounds, depth: depth)
         if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
             keyedContainers.cell(at: index).activate(at: place)
-            return keyedContainers.container(at: index, as: KeyedDecodingContainer<Key>.self)
+            return keyedContainers.container(at: index)
         }
+        return makeNewKeyedContainer(Key.self, at: place)
+    }
+
+    /// A new keyed container, kept for reuse if the cache has room. Apart from ``makeKeyedContainer(_:bounds:depth:)``
+    /// so that the metadata lookups a new container needs are not made on the path that reuses one.
+    @inline(never)
+    private func makeNewKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        at place: KeyedPlace
+    ) -> KeyedDecodingContainer<Key> {
         let cell = KeyedContainerCell(state: self, place: place)
         if isServingCall, keyedContainers.hasRoom {
             // The cache owns the cell, so the container need not retain it.

@@ -93,8 +93,19 @@ final class BinaryEncodingState {
         let place = KeyedPlace(header: header, level: level, depth: depth)
         if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
             keyedContainers.cell(at: index).activate(at: place)
-            return keyedContainers.container(at: index, as: KeyedEncodingContainer<Key>.self)
+            return keyedContainers.container(at: index)
         }
+        return makeNewKeyedContainer(Key.self, at: place)
+    }
+
+    /// A new keyed container, kept for reuse if the cache has room. Apart from
+    /// ``makeKeyedContainer(_:header:level:depth:)`` so that the metadata lookups a new container needs are not made
+    /// on the path that reuses one.
+    @inline(never)
+    private func makeNewKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        at place: KeyedPlace
+    ) -> KeyedEncodingContainer<Key> {
         let cell = KeyedContainerCell(state: self, place: place)
         let container = KeyedEncodingContainer(BinaryKeyedEncodingContainer<Key>(cell: cell))
         if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
