@@ -55,11 +55,12 @@ struct BinaryContainerBoxCache<Cell: AnyObject> {
     ///
     /// Writing out a `Container` (a resilient generic struct) takes its type metadata, which costs a lookup in the
     /// runtime's cache (~450 instructions) wherever the model's key type is only known at run time. The entry's
-    /// maker carries that metadata from when the container was kept, so none is looked up here. (For the same
-    /// reason this returns the container itself rather than an optional or a tuple with it.)
+    /// maker found that metadata when the container was kept, so none is looked up here. (For the same reason
+    /// this returns the container itself rather than an optional or a tuple with it.)
     @inline(__always)
     func container<Container>(at index: Int) -> Container {
-        unsafeDowncast(entries[index].maker, to: BinaryContainerMaker<Container>.self).make(entries[index].box)
+        let maker = unsafeDowncast(entries[index].maker, to: BinaryContainerMaker<Container>.self)
+        return maker.container(from: entries[index].box)
     }
 
     /// Whether ``keep(_:cell:keyType:)`` can take another container.
@@ -115,17 +116,11 @@ struct BinaryContainerBoxCache<Cell: AnyObject> {
 
 /// Turns a container box back into the container that consists of it, for one container type.
 ///
-/// `make` is `rebuildContainer` specialized to `Container` as a function value, so its context holds the type's
-/// metadata, looked up once when the maker is created; calling it looks nothing up.
+/// A method of a generic class finds its type parameters in the class metadata of `self`, so calling
+/// ``container(from:)`` looks nothing up: the metadata was found once, when the maker was created.
 final class BinaryContainerMaker<Container> {
-    let make: (AnyObject) -> Container
-
-    init() {
-        make = rebuildContainer
+    /// The container that consists of `box`; the cache checked that a `Container` is exactly one such reference.
+    func container(from box: AnyObject) -> Container {
+        unsafeBitCast(box, to: Container.self)
     }
-}
-
-/// The container that consists of `box`; the cache checked that a `Container` is exactly one such reference.
-private func rebuildContainer<Container>(_ box: AnyObject) -> Container {
-    unsafeBitCast(box, to: Container.self)
 }
