@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// It keeps what makes ``JSONModelCodec`` convenient: any `Codable` model works unchanged, keyed containers
 /// store field names, so fields can be added, removed or reordered between versions of a model and older records
-/// still decode. It encodes and decodes about five times faster than Foundation's JSON coders, because numbers are
+/// still decode. It encodes and decodes about ten times faster than Foundation's JSON coders, because numbers are
 /// stored as varints or raw bit patterns, strings as length-prefixed UTF-8 that needs no escaping, keys are matched
 /// as bytes, and every container carries its length so unknown fields are skipped without being parsed. Records
 /// are about the size of compact JSON, since field names are stored as they are in JSON.
