@@ -32,7 +32,9 @@ struct BinaryDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         let bounds = try state.keyedContainer(at: position, limit: limit, depth: depth)
-        return KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(state: state, bounds: bounds, depth: depth))
+        // The first lookup then tries the first entry straight away.
+        state.rememberEntryEnd(bounds.bodyStart, in: bounds, depth: depth)
+        return state.makeKeyedContainer(Key.self, bounds: bounds, depth: depth)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

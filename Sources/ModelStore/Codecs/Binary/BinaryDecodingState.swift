@@ -7,8 +7,8 @@ final class BinaryDecodingState {
     // exclusivity checks Swift would otherwise make on each access (in the encoder they took a quarter of the time)
     // are turned off.
 
-    /// The borrowed payload. ``invalidate()`` swaps it for an empty reader when the decode call returns, so a
-    /// decoder that a model smuggled out can only throw, never touch memory that is gone.
+    /// The borrowed payload. ``end(_:)`` swaps it for an empty reader when the decode call returns, so a decoder
+    /// that a model smuggled out can only throw, never touch memory that is gone.
     @exclusivity(unchecked) private(set) var reader: BinaryReader
     /// Keys from the root to the value being decoded; entries past a container's depth may be stale.
     @exclusivity(unchecked) private var path = BinaryCodingPath()
@@ -16,22 +16,91 @@ final class BinaryDecodingState {
     /// the stack overflows.
     @exclusivity(unchecked) private var nesting = 0
     /// Per coding-path depth: the keyed container last searched there and where its next entry starts.
-    @exclusivity(unchecked) var hints: [KeyHint] = []
+    @exclusivity(unchecked) var hints = BinaryKeyHints()
     /// Hash indexes of large keyed containers, by body start, built on their first out-of-order lookup.
     @exclusivity(unchecked) var indexes: [Int: BinaryKeyIndex] = [:]
+    /// Keyed containers handed out before, for reuse once models drop them.
+    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
+    /// Whether a decode call is in progress: kept containers are only handed out (and so activated) during one.
+    @exclusivity(unchecked) private var isServingCall = false
 
-    struct KeyHint {
-        var bodyStart: Int
-        var nextEntry: Int
-    }
-
-    init(reader: BinaryReader) {
-        self.reader = reader
-    }
-
-    func invalidate() {
+    private init() {
         reader = .empty
-        indexes = [:]
+    }
+
+    deinit {
+        hints.deallocate()
+        // Kept containers read their cell without retaining it; one a model still holds must keep a valid cell.
+        keyedContainers.keepCellsOfContainersInUseAlive()
+    }
+
+    // MARK: - Lifetime
+
+    /// Each thread keeps the state of its last decode call, so the next call allocates neither it nor its hints.
+    private static let spare = BinaryThreadSpare<BinaryDecodingState>()
+
+    /// A state for one decode call that reads `reader`: the calling thread's spare, or a new one.
+    static func start(reading reader: BinaryReader) -> BinaryDecodingState {
+        let state = spare.take() ?? BinaryDecodingState()
+        state.reader = reader
+        state.isServingCall = true
+        return state
+    }
+
+    /// Ends the decode call that `state` served. The payload becomes unreadable through it; if no decoder or
+    /// container the model kept still refers to it, it is cleared and kept as the thread's spare.
+    static func end(_ state: inout BinaryDecodingState) {
+        state.reader = .empty
+        state.isServingCall = false
+        // Kept containers do not retain the state, so none may be used once the call is over.
+        state.keyedContainers.forEachCell { $0.deactivate() }
+        guard isKnownUniquelyReferenced(&state) else {
+            // A model kept a decoder: it can only throw now, and the indexes are not needed for that.
+            state.indexes = [:]
+            return
+        }
+        state.path.removeAll()
+        state.nesting = 0
+        // Positions from this payload must never be tried in the next one.
+        state.hints.removeAll()
+        if !state.indexes.isEmpty {
+            state.indexes = [:]
+        }
+        spare.putBack(state)
+    }
+
+    /// A keyed container for the stored container `bounds` at `depth`: one handed out before that nothing uses
+    /// any more, or a new one.
+    func makeKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        bounds: BinaryReader.ContainerBounds,
+        depth: Int
+    ) -> KeyedDecodingContainer<Key> {
+        let place = KeyedPlace(bounds: bounds, depth: depth)
+        if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
+            keyedContainers.cell(at: index).activate(at: place)
+            return keyedContainers.container(at: index)
+        }
+        return makeNewKeyedContainer(Key.self, at: place)
+    }
+
+    /// A new keyed container, kept for reuse if the cache has room. Apart from ``makeKeyedContainer(_:bounds:depth:)``
+    /// so that the metadata lookups a new container needs are not made on the path that reuses one.
+    @inline(never)
+    private func makeNewKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        at place: KeyedPlace
+    ) -> KeyedDecodingContainer<Key> {
+        let cell = KeyedContainerCell(state: self, place: place)
+        if isServingCall, keyedContainers.hasRoom {
+            // The cache owns the cell, so the container need not retain it.
+            let container = KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell, retaining: false))
+            if keyedContainers.keep(container, cell: cell, keyType: Key.self) {
+                return container
+            }
+        }
+        cell.retainState()
+        return KeyedDecodingContainer(BinaryKeyedDecodingContainer<Key>(cell: cell, retaining: true))
     }
 
     // MARK: - Coding path

@@ -32,9 +32,7 @@ struct BinaryEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         let header = state.openContainer(BinaryFormat.Tag.keyed, slot: slot, level: level, depth: depth)
-        return KeyedEncodingContainer(
-            BinaryKeyedEncodingContainer<Key>(state: state, header: header, level: level, depth: depth)
-        )
+        return state.makeKeyedContainer(Key.self, header: header, level: level, depth: depth)
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

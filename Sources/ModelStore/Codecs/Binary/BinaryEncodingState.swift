@@ -25,23 +25,116 @@ final class BinaryEncodingState {
     /// How many `encode(to:)` calls are in progress, to stop runaway recursion.
     @exclusivity(unchecked) private var nesting = 0
     @exclusivity(unchecked) private var isFinished = false
-    /// An error from a place where Codable cannot throw (creating a container); ``finish()`` throws it.
-    @exclusivity(unchecked) private var deferredError: EncodingError?
+    /// An error from a place where Codable cannot throw (creating a container); ``finish()`` throws it. Always an
+    /// `EncodingError`, stored as `any Error` because testing that for nil is a pointer compare, while an
+    /// `EncodingError?` is copied to be tested.
+    @exclusivity(unchecked) private var deferredError: (any Error)?
     /// Whether the writer's memory was handed on, so `deinit` must not free it.
     @exclusivity(unchecked) private var writerTaken = false
+    /// Keyed containers handed out before, for reuse once models drop them.
+    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
+    /// Whether an encode call is in progress: kept containers are only handed out (and so activated) during one.
+    @exclusivity(unchecked) private var isServingCall = false
 
     /// A parent link that means "no parent"; header positions stay below it (see
     /// ``openContainer(_:slot:level:depth:)``).
     private static let noParent = UInt32.max
 
-    init(capacity: Int) {
-        writer = BinaryWriter(capacity: capacity)
+    private init() {
+        writer = BinaryWriter()
     }
 
     deinit {
         if !writerTaken {
             writer.deallocate()
         }
+    }
+
+    // MARK: - Lifetime
+
+    /// Each thread keeps the state of its last encode call, so the next call allocates neither it nor its block.
+    private static let spare = BinaryThreadSpare<BinaryEncodingState>()
+
+    /// A state for one encode call: the calling thread's spare, or a new one.
+    static func start() -> BinaryEncodingState {
+        let state = spare.take() ?? BinaryEncodingState()
+        state.isServingCall = true
+        return state
+    }
+
+    /// Ends the encode call that `state` served. If no encoder or container the model kept still refers to it, it
+    /// is emptied and kept as the thread's spare; otherwise it stays finished, so the kept encoder can only throw.
+    static func end(_ state: inout BinaryEncodingState) {
+        state.isServingCall = false
+        // Kept containers do not retain the state, so none may be used once the call is over.
+        state.keyedContainers.forEachCell { $0.deactivate() }
+        guard isKnownUniquelyReferenced(&state) else { return }
+        state.writer.startOver(blockWasTaken: state.writerTaken)
+        state.writerTaken = false
+        state.innermost = -1
+        state.openCount = 0
+        state.path.removeAll()
+        state.nesting = 0
+        state.isFinished = false
+        if state.deferredError != nil {
+            state.deferredError = nil
+        }
+        spare.putBack(state)
+    }
+
+    /// A keyed container whose header is at `header` (-1 if it could not be opened): one handed out before that
+    /// nothing uses any more, or a new one.
+    func makeKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        header: Int,
+        level: Int,
+        depth: Int
+    ) -> KeyedEncodingContainer<Key> {
+        let place = KeyedPlace(header: header, level: level, depth: depth)
+        if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
+            keyedContainers.cell(at: index).activate(at: place)
+            return keyedContainers.container(at: index)
+        }
+        return makeNewKeyedContainer(Key.self, at: place)
+    }
+
+    /// A new keyed container, kept for reuse if the cache has room. Apart from
+    /// ``makeKeyedContainer(_:header:level:depth:)`` so that the metadata lookups a new container needs are not made
+    /// on the path that reuses one.
+    @inline(never)
+    private func makeNewKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        at place: KeyedPlace
+    ) -> KeyedEncodingContainer<Key> {
+        let cell = KeyedContainerCell(state: self, place: place)
+        let container = KeyedEncodingContainer(BinaryKeyedEncodingContainer<Key>(cell: cell))
+        if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
+            cell.retainState()
+        }
+        return container
+    }
+
+    /// What a keyed container that a model kept past its encode call throws.
+    static func expired() -> any Error {
+        EncodingError.invalidValue((), .init(
+            codingPath: [],
+            debugDescription: "A keyed container was used after the encode call that made it had returned."
+        ))
+    }
+
+    /// An encoder for a slot of a keyed container that a model kept past its encode call: it belongs to a finished
+    /// state of its own, so its containers throw on every write.
+    static func expiredEncoder() -> BinaryEncoder {
+        let state = BinaryEncodingState()
+        state.isFinished = true
+        return BinaryEncoder(state: state, slot: -1, level: 0, depth: 0)
+    }
+
+    /// Writes the payload for `value`: the format version, then the value, with every container closed.
+    func encodePayload<Value: Encodable>(_ value: Value) throws {
+        writer.writeTag(BinaryFormat.version)
+        try encodeSingleValue(value, level: 0, depth: 0)
+        try finish()
     }
 
     /// The finished payload as a `Data` that owns the writer's memory.
@@ -118,7 +211,7 @@ final class BinaryEncodingState {
     /// Keeps the first error raised where Codable gives no way to throw, for ``finish()`` to throw.
     func record(_ error: any Error) {
         if deferredError == nil {
-            deferredError = error as? EncodingError ?? .invalidValue((), .init(
+            deferredError = error as? EncodingError ?? EncodingError.invalidValue((), .init(
                 codingPath: [],
                 debugDescription: "\(error)"
             ))
@@ -282,4 +375,19 @@ final class BinaryEncodingState {
         isFinished = true
         if let deferredError { throw deferredError }
     }
+}
+
+extension BinaryEncodingState {
+    /// Where a ``BinaryKeyedEncodingContainer`` writes.
+    struct KeyedPlace {
+        /// Where the container's header is, or -1 if it could not be opened (every write then throws).
+        var header: Int
+        /// The container's index among the open containers.
+        var level: Int
+        /// The coding-path depth of the container; its values are one deeper.
+        var depth: Int
+    }
+
+    /// The cell of every ``BinaryKeyedEncodingContainer``, whatever its key type.
+    typealias KeyedContainerCell = BinaryContainerCell<BinaryEncodingState, KeyedPlace>
 }

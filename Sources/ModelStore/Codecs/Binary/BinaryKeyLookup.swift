@@ -12,25 +12,50 @@ extension BinaryDecodingState {
     /// linear scan over the key bytes is faster than hashing.
     static let indexThreshold = 16
 
-    /// Finds where the value stored under the key whose UTF-8 bytes are `wanted` starts, or nil if it is absent.
+    /// Finds where the value stored under `key` starts, or nil if it is absent.
     ///
     /// Models nearly always read keys in the order they wrote them, so the entry after the previous value read
     /// (see ``rememberEntryEnd(_:in:depth:)``) is tried first and usually matches without stepping over anything;
     /// key bytes are compared in place, so no String is built. A damaged entry also reads as "not found"; callers
     /// validate the container on a miss to tell the two apart.
+    @inline(__always)
+    func valuePosition(of key: some CodingKey, in bounds: BinaryReader.ContainerBounds, depth: Int) -> Int? {
+        let name = key.stringValue
+        // Native and small strings (every synthesized key) hand out their UTF-8 in place; bridged ones are copied.
+        guard let position = name.utf8.withContiguousStorageIfAvailable({
+            valuePosition(of: $0, in: bounds, depth: depth)
+        }) else {
+            return valuePosition(ofBridged: name, in: bounds, depth: depth)
+        }
+        return position
+    }
+
+    @inline(never)
+    private func valuePosition(ofBridged name: String, in bounds: BinaryReader.ContainerBounds, depth: Int) -> Int? {
+        var copy = name
+        return copy.withUTF8 { valuePosition(of: $0, in: bounds, depth: depth) }
+    }
+
+    /// ``valuePosition(of:in:depth:)`` for a key given as its UTF-8 bytes.
+    @inline(never)
     func valuePosition(
         of wanted: UnsafeBufferPointer<UInt8>,
         in bounds: BinaryReader.ContainerBounds,
         depth: Int
     ) -> Int? {
-        if depth < hints.count, hints[depth].bodyStart == bounds.bodyStart {
-            var cursor = hints[depth].nextEntry
-            if cursor < bounds.bodyEnd, let key = try? reader.key(at: &cursor, limit: bounds.bodyEnd),
-                reader.keyEquals(start: key.start, length: key.length, wanted)
-            {
-                return cursor
-            }
+        if let next = hints.nextEntry(depth: depth, bodyStart: bounds.bodyStart),
+            let position = reader.valueStart(ofEntryAt: next, limit: bounds.bodyEnd, ifKeyIs: wanted)
+        {
+            return position
         }
+        return searchValuePosition(of: wanted, in: bounds)
+    }
+
+    /// The lookup for keys read out of order: a scan of a small container, or its hash index.
+    @inline(never)
+    private func searchValuePosition(of wanted: UnsafeBufferPointer<UInt8>, in bounds: BinaryReader.ContainerBounds)
+        -> Int?
+    {
         if bounds.count > Self.indexThreshold {
             guard let index = indexes[bounds.bodyStart] ?? buildIndex(for: bounds) else { return nil }
             var candidates = index.candidates(for: BinaryReader.hash(UnsafeRawBufferPointer(wanted)))
@@ -55,20 +80,10 @@ extension BinaryDecodingState {
 
     /// Records that a value of the keyed container at `depth` ended at `next`, where the next entry starts, so the
     /// next lookup there tries that entry first. Containers call this after reading a value, when its end is known
-    /// for free.
+    /// for free, and when they open (so the first lookup tries the first entry).
+    @inline(__always)
     func rememberEntryEnd(_ next: Int, in bounds: BinaryReader.ContainerBounds, depth: Int) {
-        if depth < hints.count {
-            hints[depth] = KeyHint(bodyStart: bounds.bodyStart, nextEntry: next)
-            return
-        }
-        if hints.isEmpty {
-            hints.reserveCapacity(16)
-        }
-        // Depth is bounded by BinaryFormat.maximumDepth, so this array stays small.
-        while hints.count < depth {
-            hints.append(KeyHint(bodyStart: -1, nextEntry: 0))
-        }
-        hints.append(KeyHint(bodyStart: bounds.bodyStart, nextEntry: next))
+        hints.remember(depth: depth, bodyStart: bounds.bodyStart, nextEntry: next)
     }
 
     /// Calls `body` with each entry of a keyed container, in stored order, stopping at a damaged entry.

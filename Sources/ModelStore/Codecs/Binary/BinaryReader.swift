@@ -267,6 +267,33 @@ struct BinaryReader {
         return (start, length)
     }
 
+    /// Where the value of the keyed entry at `position` starts, if that entry's key is `wanted`; nil if it has
+    /// another key or is damaged.
+    @inline(__always)
+    func valueStart(ofEntryAt position: Int, limit: Int, ifKeyIs wanted: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard position >= 0, position < limit, limit <= count else { return nil }
+        let first = pointer(position).load(as: UInt8.self)
+        guard first < 0x80 else {
+            return valueStart(ofLongKeyEntryAt: position, limit: limit, ifKeyIs: wanted)
+        }
+        let start = position &+ 1
+        let length = Int(first)
+        guard length <= limit &- start, keyEquals(start: start, length: length, wanted) else { return nil }
+        return start &+ length
+    }
+
+    /// ``valueStart(ofEntryAt:limit:ifKeyIs:)`` for keys of 128 bytes or more, whose length takes several bytes.
+    @inline(never)
+    private func valueStart(ofLongKeyEntryAt position: Int, limit: Int, ifKeyIs wanted: UnsafeBufferPointer<UInt8>)
+        -> Int?
+    {
+        var cursor = position
+        guard let key = try? key(at: &cursor, limit: limit),
+            keyEquals(start: key.start, length: key.length, wanted)
+        else { return nil }
+        return cursor
+    }
+
     /// Whether the stored key bytes equal `wanted`; compares bytes so no String is built per key.
     @inline(__always)
     func keyEquals(start: Int, length: Int, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {

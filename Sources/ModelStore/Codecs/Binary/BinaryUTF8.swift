@@ -2,12 +2,44 @@
 ///
 /// Stored strings are validated rather than repaired, so a flipped bit inside a string is reported as corruption
 /// instead of turning silently into a replacement character. `String(validating:as:)` would do this but needs
-/// macOS 15 / iOS 18, and ModelStore supports older systems; this validator plus `String(decoding:as:)`, which then
-/// has nothing to repair, works everywhere and is as fast.
+/// macOS 15 / iOS 18, and ModelStore supports older systems; it was also two to three times slower here (64 ns
+/// against 22 ns for a 16-byte string) than this validator plus `String(decoding:as:)`, which then has nothing to
+/// repair.
 enum BinaryUTF8 {
     /// Whether `bytes` is well-formed UTF-8 as RFC 3629 defines it: no overlong forms, no surrogates, nothing above
     /// U+10FFFF, no truncated or stray continuation bytes.
+    @inline(__always)
     static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        isASCII(bytes) || isValidNonASCII(bytes)
+    }
+
+    /// Whether every byte is below 0x80: stored text nearly always is, and then it is valid UTF-8 without further
+    /// checks. Reads whole words, the last one overlapping the one before, so no byte-by-byte tail loop is needed.
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        var highBits: UInt64 = 0
+        if count >= 8 {
+            var index = 0
+            while index &+ 8 <= count {
+                highBits |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index &+= 8
+            }
+            highBits |= bytes.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 {
+            highBits = UInt64(
+                bytes.loadUnaligned(as: UInt32.self) | bytes.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+            )
+        } else {
+            for index in 0..<count {
+                highBits |= UInt64(bytes[index])
+            }
+        }
+        return highBits & 0x8080_8080_8080_8080 == 0
+    }
+
+    @inline(never)
+    private static func isValidNonASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         var index = 0
         while index < count {

@@ -19,10 +19,29 @@ struct BinaryWriter {
     /// How many bytes have been written.
     private(set) var count = 0
 
-    /// - Parameter capacity: The first block's size. Typical records fit, larger ones grow it geometrically.
-    init(capacity: Int) {
-        self.capacity = Swift.max(capacity, 16)
-        base = BinaryWriter.allocate(self.capacity)
+    /// The first block's size: typical records fit, larger ones grow it geometrically.
+    static let initialCapacity = 512
+
+    /// The largest block a writer keeps for its next payload; a larger one is swapped for a small one, so that a
+    /// reused writer does not hold on to the memory of one unusually large record.
+    static let maximumKeptCapacity = 64 * 1024
+
+    init() {
+        capacity = BinaryWriter.initialCapacity
+        base = BinaryWriter.allocate(capacity)
+    }
+
+    /// Empties the writer for the next payload, keeping its block unless the block was handed on by
+    /// ``takeData()`` (`blockWasTaken`) or grew past ``maximumKeptCapacity``.
+    mutating func startOver(blockWasTaken: Bool) {
+        count = 0
+        if blockWasTaken || capacity > BinaryWriter.maximumKeptCapacity {
+            if !blockWasTaken {
+                free(base)
+            }
+            capacity = BinaryWriter.initialCapacity
+            base = BinaryWriter.allocate(capacity)
+        }
     }
 
     private static func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
@@ -109,8 +128,38 @@ struct BinaryWriter {
     @inline(__always)
     private mutating func put(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
-        count &+= bytes.count
+        let length = bytes.count
+        let destination = base + count
+        // Keys and many strings are short: two overlapping word copies beat a call to memcpy up to 16 bytes.
+        switch length {
+        case 8...16:
+            Self.copyEnds(from: source, to: destination, length, as: UInt64.self)
+        case 4..<8:
+            Self.copyEnds(from: source, to: destination, length, as: UInt32.self)
+        case 1..<4:
+            Self.copyEnds(from: source, to: destination, length, as: UInt8.self)
+            let middle = source.load(fromByteOffset: length >> 1, as: UInt8.self)
+            destination.storeBytes(of: middle, toByteOffset: length >> 1, as: UInt8.self)
+        default:
+            destination.copyMemory(from: source, byteCount: length)
+        }
+        count &+= length
+    }
+
+    /// Copies the first and the last `Word` of a `length`-byte range (`length` at least the word's size); up to
+    /// twice the word's size that covers every byte, and for three bytes the caller copies the middle one.
+    @inline(__always)
+    private static func copyEnds<Word: FixedWidthInteger>(
+        from source: UnsafeRawPointer,
+        to destination: UnsafeMutableRawPointer,
+        _ length: Int,
+        as _: Word.Type
+    ) {
+        let tail = length &- MemoryLayout<Word>.size
+        let first = source.loadUnaligned(as: Word.self)
+        let last = source.loadUnaligned(fromByteOffset: tail, as: Word.self)
+        destination.storeBytes(of: first, as: Word.self)
+        destination.storeBytes(of: last, toByteOffset: tail, as: Word.self)
     }
 
     @inline(__always)
