@@ -22,10 +22,10 @@ enum BinaryFastPath {
     /// call a metadata accessor per candidate, and even a linear scan of the pointers cost more than writing the
     /// value for types that have no fast path (every nested model), since those had to be compared with them all.
     init(_ type: Any.Type) {
-        self = BinaryFastPath.index.kind(of: type)
+        self = BinaryFastPath.index.value(for: type)
     }
 
-    private static let index = BinaryFastPathIndex([
+    private static let index = TypeTable<BinaryFastPath>([
         (String.self, .string),
         (Int.self, .int),
         (Double.self, .double),
@@ -47,7 +47,7 @@ enum BinaryFastPath {
         (URL.self, .url),
         ([Int].self, .intArray),
         ([Double].self, .doubleArray),
-    ])
+    ], missing: .none)
 
     /// Whether a stored value with `tag` is read by the fast path. The Foundation types are also accepted in the
     /// form their own Codable conformance writes (a Date as any number, a UUID as a string, ...), and those go

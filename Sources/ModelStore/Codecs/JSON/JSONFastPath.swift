@@ -19,10 +19,10 @@ enum JSONFastPath {
     /// with each candidate's metadata would cost a call per candidate for every nested model.
     @inline(__always)
     init(_ type: Any.Type) {
-        self = JSONFastPath.table.kind(of: type)
+        self = JSONFastPath.table.value(for: type)
     }
 
-    private static let table = JSONFastPathTable([
+    private static let table = TypeTable<JSONFastPath>([
         (String.self, .string),
         (Int.self, .int),
         (Double.self, .double),
@@ -44,53 +44,7 @@ enum JSONFastPath {
         (Decimal.self, .decimal),
         ([Int].self, .intArray),
         ([Double].self, .doubleArray),
-    ])
-}
-
-/// An open-addressing hash table from type metadata addresses to their ``JSONFastPath``, built once.
-struct JSONFastPathTable: Sendable {
-    /// Metadata addresses; 0 marks an empty slot (no metadata lives at address 0).
-    private let keys: [UInt]
-    private let kinds: [JSONFastPath]
-    private let mask: Int
-
-    init(_ entries: [(Any.Type, JSONFastPath)]) {
-        // A quarter full at most, so a miss (every nested model) usually ends at the first empty slot.
-        var capacity = 16
-        while capacity < entries.count * 4 {
-            capacity *= 2
-        }
-        var keys = [UInt](repeating: 0, count: capacity)
-        var kinds = [JSONFastPath](repeating: .none, count: capacity)
-        mask = capacity - 1
-        for (type, kind) in entries {
-            var slot = JSONFastPathTable.slot(for: UInt(bitPattern: ObjectIdentifier(type)), mask: mask)
-            while keys[slot] != 0 {
-                slot = (slot + 1) & mask
-            }
-            keys[slot] = UInt(bitPattern: ObjectIdentifier(type))
-            kinds[slot] = kind
-        }
-        self.keys = keys
-        self.kinds = kinds
-    }
-
-    @inline(__always)
-    private static func slot(for key: UInt, mask: Int) -> Int {
-        // Metadata addresses are aligned and close together; a Fibonacci multiply spreads their middle bits.
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) &>> 40) & mask
-    }
-
-    func kind(of type: Any.Type) -> JSONFastPath {
-        let key = UInt(bitPattern: ObjectIdentifier(type))
-        var slot = JSONFastPathTable.slot(for: key, mask: mask)
-        while true {
-            let candidate = keys[slot]
-            if candidate == key { return kinds[slot] }
-            if candidate == 0 { return .none }
-            slot = (slot + 1) & mask
-        }
-    }
+    ], missing: .none)
 }
 
 /// Reinterprets a value whose type the caller has just checked to be `Target`.
