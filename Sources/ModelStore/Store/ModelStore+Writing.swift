@@ -35,25 +35,21 @@ extension ModelStore {
 
     private func store<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
         let database = try openDatabase()
-        let record = try encodeRecord(value, forKey: key, lifetime: lifetime)
+        // Encoded outside any lock, into the thread's reusable buffer; this also validates the key.
+        let record = RecordBuffer.take()
+        defer { RecordBuffer.putBack(record) }
+        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &record.bytes)
         let sync = configuration.syncWrites
         defer { database.cache?.invalidate(key) }
-        try withKeyBytes(key) { keyBytes in
-            try record.withUnsafeBytes { recordBytes in
-                try database.write { engine in try engine.put(key: keyBytes, value: recordBytes, sync: sync) }
+        var key = key
+        try key.withUTF8 { keyBytes in
+            try record.bytes.withUnsafeBytes { recordBytes in
+                try database.write { engine in
+                    try engine.put(key: UnsafeRawBufferPointer(keyBytes), value: recordBytes, sync: sync)
+                }
             }
         }
         if database.changes.isObserved { database.changes.publish(key, .set) }
-    }
-
-    /// Encodes the header and model into one buffer, outside any lock.
-    func encodeRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?
-    ) throws -> [UInt8] {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(512)
-        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &buffer)
-        return buffer
     }
 
     /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write

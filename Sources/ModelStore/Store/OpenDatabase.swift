@@ -32,9 +32,11 @@ final class OpenDatabase: @unchecked Sendable {
     /// writer has just replaced. LevelDB still groups concurrent shared writers.
     let writeGate = ReadWriteLock()
 
-    /// The first write failure; once set, writes are refused until the database is reopened,
-    /// because LevelDB 1.23 can acknowledge later writes on the same handle and lose them.
-    private let writeFailure = Locked<String?>(nil)
+    /// The first write failure's message; once set, writes are refused until the database is
+    /// reopened, because LevelDB 1.23 can acknowledge later writes on the same handle and lose
+    /// them. Guarded by ``writeGate``: read while holding it (shared or exclusive), set only
+    /// while holding it exclusively, so a write checks it without taking another lock.
+    private var writeFailure: String?
 
     /// Leases held by stores, snapshots and enumerations; guarded by the registry's lock.
     var leases = 0
@@ -103,43 +105,46 @@ final class OpenDatabase: @unchecked Sendable {
     /// remembering the first failure.
     @inline(__always)
     func write<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
-        try writeGate.withReadLock { () throws(ModelStoreError) -> Result in try guardedWrite(body) }
-    }
-
-    /// Like ``write(_:)`` but holding the write gate exclusively.
-    func exclusiveWrite<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
-        try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in try guardedWrite(body) }
-    }
-
-    @inline(__always)
-    private func guardedWrite<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
-        if let message = writeFailure.withLock({ $0 }) {
-            throw .writesDisabled(path: path, message: message)
-        }
         do {
-            return try run(body)
+            return try writeGate.withReadLock { () throws(ModelStoreError) -> Result in
+                if let writeFailure { throw .writesDisabled(path: path, message: writeFailure) }
+                return try run(body)
+            }
         } catch {
-            if case .closed = error { throw error }
-            recordWriteFailure(error)
+            // Recorded after the shared hold ends: the failure is set only under the exclusive one.
+            if Self.disablesWrites(error) { writeGate.withWriteLock { recordWriteFailure(error) } }
             throw error
         }
     }
 
-    private func recordWriteFailure(_ error: ModelStoreError) {
-        let first = writeFailure.withLock { failure -> Bool in
-            guard failure == nil else { return false }
-            failure = error.description
-            return true
-        }
-        if first {
-            logger.error(
-                "Write failed; refusing further writes until the database is reopened",
-                metadata: ["database": "\(path)", "error": "\(error)"])
+    /// Like ``write(_:)`` but holding the write gate exclusively.
+    func exclusiveWrite<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
+        try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in
+            if let writeFailure { throw .writesDisabled(path: path, message: writeFailure) }
+            do throws(ModelStoreError) {
+                return try run(body)
+            } catch {
+                if Self.disablesWrites(error) { recordWriteFailure(error) }
+                throw error
+            }
         }
     }
 
-    /// The first write failure's message, if writes are disabled.
-    var disabledWritesMessage: String? {
-        writeFailure.withLock { $0 }
+    /// Whether `error`, thrown by a write, must stop later writes: any engine failure, but not a
+    /// closed database or a write that was refused because writes are already disabled.
+    private static func disablesWrites(_ error: ModelStoreError) -> Bool {
+        switch error {
+        case .closed, .writesDisabled: return false
+        default: return true
+        }
+    }
+
+    /// Keeps the first failure and logs it; the caller holds the write gate exclusively.
+    private func recordWriteFailure(_ error: ModelStoreError) {
+        guard writeFailure == nil else { return }
+        writeFailure = error.description
+        logger.error(
+            "Write failed; refusing further writes until the database is reopened",
+            metadata: ["database": "\(path)", "error": "\(error)"])
     }
 }

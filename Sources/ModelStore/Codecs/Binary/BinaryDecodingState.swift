@@ -37,7 +37,7 @@ final class BinaryDecodingState {
     // MARK: - Lifetime
 
     /// Each thread keeps the state of its last decode call, so the next call allocates neither it nor its hints.
-    private static let spare = BinaryThreadSpare<BinaryDecodingState>()
+    private static let spare = ThreadSpare<BinaryDecodingState>()
 
     /// A state for one decode call that reads `reader`: the calling thread's spare, or a new one.
     static func start(reading reader: BinaryReader) -> BinaryDecodingState {

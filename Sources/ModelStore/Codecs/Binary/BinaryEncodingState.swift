@@ -53,7 +53,7 @@ final class BinaryEncodingState {
     // MARK: - Lifetime
 
     /// Each thread keeps the state of its last encode call, so the next call allocates neither it nor its block.
-    private static let spare = BinaryThreadSpare<BinaryEncodingState>()
+    private static let spare = ThreadSpare<BinaryEncodingState>()
 
     /// A state for one encode call: the calling thread's spare, or a new one.
     static func start() -> BinaryEncodingState {

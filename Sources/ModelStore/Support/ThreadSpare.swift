@@ -1,16 +1,16 @@
 import Foundation
 
-/// One spare object per thread, so that back-to-back codec calls on a thread reuse the previous call's state and
-/// its memory instead of allocating them again.
+/// One spare object per thread, so that back-to-back calls on a thread reuse the previous call's state and its
+/// memory instead of allocating them again.
 ///
-/// ``BinaryModelCodec`` is a stateless value that many threads use at once, so the spare lives in thread-specific
+/// Codecs and the store's write path are used by many threads at once, so the spare lives in thread-specific
 /// storage: each thread only ever sees its own, and no lock or atomic operation is needed. A call ``take()``s the
-/// spare, leaving the slot empty, so a codec call nested inside a model's `encode(to:)` or `init(from:)` on the same
-/// thread makes its own object; ``putBack(_:)`` offers it back afterwards.
+/// spare, leaving the slot empty, so a nested call on the same thread (a codec call inside a model's `encode(to:)`
+/// or `init(from:)`, say) makes its own object; ``putBack(_:)`` offers it back afterwards.
 ///
 /// The caller must only put back an object that nothing else refers to: a model may keep its `Encoder` or
-/// `Decoder` past the call, and a state that is still reachable that way must never serve another call.
-struct BinaryThreadSpare<Object: AnyObject>: Sendable {
+/// `Decoder` past the call, and a codec state that is still reachable that way must never serve another call.
+struct ThreadSpare<Object: AnyObject>: Sendable {
     /// Nil if the system ran out of thread-specific keys; every call then allocates, as it would without spares.
     private let key: pthread_key_t?
 
