@@ -48,6 +48,18 @@ struct RecordTests {
         #expect(try JSONDecoder().decode(User.self, from: payload) == User.sample())
     }
 
+    @Test("The header's bytes are pinned: version, flags, codec, then little-endian Float64 times")
+    func headerBytesArePinned() throws {
+        var withDeadline: [UInt8] = [0xAA]  // appended after what the buffer holds
+        RecordHeader(storedAt: 1.5, expiresAt: -2, codec: .binary).write(to: &withDeadline)
+        #expect(withDeadline == [0xAA, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0, 0, 0, 0, 0, 0, 0, 0xC0])
+        var plain: [UInt8] = []
+        RecordHeader(storedAt: 1.5, expiresAt: nil, codec: .json).write(to: &plain)
+        #expect(plain == [1, 0, 1, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F])
+        let parsed = withDeadline.dropFirst().withUnsafeBytes { RecordHeader(parsing: $0) }
+        #expect(parsed == RecordHeader(storedAt: 1.5, expiresAt: -2, codec: .binary))
+    }
+
     @Test("The empty key is refused with invalidKey")
     func emptyKey() throws {
         let store = try Fixture().open()

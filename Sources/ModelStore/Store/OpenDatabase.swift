@@ -36,7 +36,8 @@ final class OpenDatabase: @unchecked Sendable {
     /// reopened, because LevelDB 1.23 can acknowledge later writes on the same handle and lose
     /// them. Guarded by ``writeGate``: read while holding it (shared or exclusive), set only
     /// while holding it exclusively, so a write checks it without taking another lock.
-    private var writeFailure: String?
+    /// (Unchecked exclusivity for the same reason as ``Locked``'s value: the gate guards it.)
+    @exclusivity(unchecked) private var writeFailure: String?
 
     /// Leases held by stores, snapshots and enumerations; guarded by the registry's lock.
     var leases = 0

@@ -13,7 +13,10 @@ final class RecordBuffer {
     private static let spare = ThreadSpare<RecordBuffer>()
 
     /// The record's bytes; ``ModelStore/encodeRecord(_:forKey:lifetime:into:)`` replaces them.
-    var bytes: [UInt8] = []
+    ///
+    /// Exclusivity is not checked at run time: only the thread that took the buffer touches
+    /// it, so the check would cost a runtime call per access and never fire.
+    @exclusivity(unchecked) var bytes: [UInt8] = []
 
     private init() {
         bytes.reserveCapacity(1 << 10)

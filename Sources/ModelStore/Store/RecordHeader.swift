@@ -36,11 +36,20 @@ struct RecordHeader: Equatable, Sendable {
 
     /// Appends the encoded header to `buffer`.
     func write(to buffer: inout [UInt8]) {
-        buffer.append(Self.formatVersion)
-        buffer.append(expiresAt == nil ? 0 : Self.hasDeadlineFlag)
-        buffer.append(codec.rawValue)
-        Self.append(storedAt, to: &buffer)
-        if let expiresAt { Self.append(expiresAt, to: &buffer) }
+        // Assembled on the stack and appended in one go: every put writes a header, and one
+        // append is one capacity check and one copy instead of five.
+        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let length = self.length
+        withUnsafeMutableBytes(of: &packed) { bytes in
+            bytes[0] = Self.formatVersion
+            bytes[1] = expiresAt == nil ? 0 : Self.hasDeadlineFlag
+            bytes[2] = codec.rawValue
+            bytes.storeBytes(of: storedAt.bitPattern.littleEndian, toByteOffset: 3, as: UInt64.self)
+            if let expiresAt {
+                bytes.storeBytes(of: expiresAt.bitPattern.littleEndian, toByteOffset: Self.baseLength, as: UInt64.self)
+            }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<length]))
+        }
     }
 
     /// Parses the header at the start of `bytes`; nil if the bytes are not a valid header.
@@ -81,11 +90,6 @@ struct RecordHeader: Equatable, Sendable {
     func isExpired(now: Double, timeToLive: Double?) -> Bool {
         guard let deadline = deadline(timeToLive: timeToLive) else { return false }
         return now >= deadline
-    }
-
-    private static func append(_ value: Double, to buffer: inout [UInt8]) {
-        var bits = value.bitPattern.littleEndian
-        withUnsafeBytes(of: &bits) { buffer.append(contentsOf: $0) }
     }
 
     private static func readDouble(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Double {

@@ -39,7 +39,9 @@ final class Lock: @unchecked Sendable {
 final class Locked<Value>: @unchecked Sendable {
     // @unchecked: every access to `value` goes through `lock`.
     private let lock = Lock()
-    private var value: Value
+    // Unchecked: every access holds `lock`, so the run-time exclusivity check (a call into the
+    // Swift runtime on every access) would only repeat what the lock guarantees.
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) {
         self.value = value
