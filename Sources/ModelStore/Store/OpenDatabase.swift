@@ -108,27 +108,38 @@ final class OpenDatabase: @unchecked Sendable {
     func write<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
         do {
             return try writeGate.withReadLock { () throws(ModelStoreError) -> Result in
-                if let writeFailure { throw .writesDisabled(path: path, message: writeFailure) }
+                try refuseIfWritesDisabled()
                 return try run(body)
             }
         } catch {
             // Recorded after the shared hold ends: the failure is set only under the exclusive one.
-            if Self.disablesWrites(error) { writeGate.withWriteLock { recordWriteFailure(error) } }
+            if Self.disablesWrites(error), writeGate.withWriteLock({ recordWriteFailure(error) }) {
+                logWriteFailure(error)
+            }
             throw error
         }
     }
 
     /// Like ``write(_:)`` but holding the write gate exclusively.
     func exclusiveWrite<Result>(_ body: (LevelDB) throws -> Result) throws(ModelStoreError) -> Result {
-        try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in
-            if let writeFailure { throw .writesDisabled(path: path, message: writeFailure) }
+        var firstFailure: ModelStoreError?
+        defer { if let firstFailure { logWriteFailure(firstFailure) } }
+        return try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in
+            try refuseIfWritesDisabled()
             do throws(ModelStoreError) {
                 return try run(body)
             } catch {
-                if Self.disablesWrites(error) { recordWriteFailure(error) }
+                if Self.disablesWrites(error), recordWriteFailure(error) { firstFailure = error }
                 throw error
             }
         }
+    }
+
+    /// Throws ``ModelStoreError/writesDisabled(path:message:)`` after an earlier failure; the
+    /// caller holds the write gate.
+    @inline(__always)
+    private func refuseIfWritesDisabled() throws(ModelStoreError) {
+        if let writeFailure { throw .writesDisabled(path: path, message: writeFailure) }
     }
 
     /// Whether `error`, thrown by a write, must stop later writes: any engine failure, but not a
@@ -140,10 +151,15 @@ final class OpenDatabase: @unchecked Sendable {
         }
     }
 
-    /// Keeps the first failure and logs it; the caller holds the write gate exclusively.
-    private func recordWriteFailure(_ error: ModelStoreError) {
-        guard writeFailure == nil else { return }
+    /// Keeps the first failure; the caller holds the write gate exclusively. Returns whether
+    /// this was the first, which the caller logs once it has let go of the gate.
+    private func recordWriteFailure(_ error: ModelStoreError) -> Bool {
+        guard writeFailure == nil else { return false }
         writeFailure = error.description
+        return true
+    }
+
+    private func logWriteFailure(_ error: ModelStoreError) {
         logger.error(
             "Write failed; refusing further writes until the database is reopened",
             metadata: ["database": "\(path)", "error": "\(error)"])
