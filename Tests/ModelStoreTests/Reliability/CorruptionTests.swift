@@ -206,12 +206,8 @@ struct CorruptionTests {
         var random = SeededGenerator(seed: usePrefix ? 31 : 32)
         var reported = 0
         for _ in 0..<20 {
-            let table = URL(fileURLWithPath: tables.randomElement(using: &random)!).lastPathComponent
-            try FileDamage.copyDatabase(pristine.url, to: copy.url)
-            let path = copy.url.path + "/" + table
-            // Damage the first 40% of the table: data blocks of keys in the prefix.
-            let dataEnd = try FileDamage.size(of: path) * 2 / 5
-            try FileDamage.flipByte(in: path, at: Int.random(in: 0..<dataEnd, using: &random))
+            // Damage a data block of keys in the prefix.
+            try FileDamage.damageDataBlock(ofOneOf: tables, copying: pristine.url, to: copy.url, using: &random)
             let store: ModelStore
             do { store = try fixture.openQuietly("copy") } catch ModelStoreError.corrupted { reported += 1; continue }
             defer { try? store.close() }
@@ -252,11 +248,7 @@ struct CorruptionTests {
         var random = SeededGenerator(seed: 33)
         var reported = 0
         for _ in 0..<12 {
-            let table = URL(fileURLWithPath: tables.randomElement(using: &random)!).lastPathComponent
-            try FileDamage.copyDatabase(pristine.url, to: copy.url)
-            let path = copy.url.path + "/" + table
-            let dataEnd = try FileDamage.size(of: path) * 2 / 5
-            try FileDamage.flipByte(in: path, at: Int.random(in: 0..<dataEnd, using: &random))
+            try FileDamage.damageDataBlock(ofOneOf: tables, copying: pristine.url, to: copy.url, using: &random)
             // Every record is expired under a one-second policy once the clock has moved on.
             fixture.clock.advance(by: 10)
             let store: ModelStore

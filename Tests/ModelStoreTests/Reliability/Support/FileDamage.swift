@@ -39,4 +39,17 @@ enum FileDamage {
         try? FileManager.default.removeItem(at: destination)
         try FileManager.default.copyItem(at: source, to: destination)
     }
+
+    /// Copies `pristine` over `copy`, then flips one byte in the first 40 % of one of `tables`
+    /// (file names from `pristine`), chosen with `random`: the data blocks of the table's
+    /// lowest keys, not its index or footer.
+    static func damageDataBlock(
+        ofOneOf tables: [String], copying pristine: URL, to copy: URL, using random: inout SeededGenerator
+    ) throws {
+        let table = URL(fileURLWithPath: tables.randomElement(using: &random)!).lastPathComponent
+        try copyDatabase(pristine, to: copy)
+        let path = copy.path + "/" + table
+        let dataEnd = try size(of: path) * 2 / 5
+        try flipByte(in: path, at: Int.random(in: 0..<dataEnd, using: &random))
+    }
 }
