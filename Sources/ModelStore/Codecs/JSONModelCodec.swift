@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Stores models as JSON, written and read by ModelStore's own encoder and decoder with exactly the results of
-/// Foundation's `JSONEncoder` and `JSONDecoder`. The default codec.
+/// Stores models as JSON, written and read by ModelStore's own encoder and decoder with the results of Foundation's
+/// `JSONEncoder` and `JSONDecoder`, apart from the exceptions listed below. The default codec.
 ///
 /// JSON is tolerant of model changes: unknown keys are ignored and missing optional
 /// properties decode as nil. Pass your own coders to change date or key strategies:
@@ -20,13 +20,26 @@ public import Foundation
 /// ## Decoding
 ///
 /// With a `JSONDecoder` on default settings, reads use a decoder built into ModelStore that is about five times
-/// faster than Foundation's for typical models and gives exactly the same results: the same values for every
-/// document Foundation decodes, and an error wherever Foundation throws one. Whenever it meets anything it does not
-/// handle exactly as Foundation does (JSON that is not strict RFC 8259, such as trailing commas; a number
-/// Foundation would read through `Decimal`; a model that catches a decoding error and carries on), it hands the
-/// bytes to the `JSONDecoder` instead, so errors and edge cases are Foundation's own. Such a read costs a little
-/// more than the `JSONDecoder` alone; for models that always catch errors (a generic JSON value tried type by type,
-/// say), use ``DecodingEngine/foundation``.
+/// faster than Foundation's for typical models and gives the same results: the same values for every document
+/// Foundation decodes, and an error wherever Foundation throws one, with these exceptions:
+///
+/// - A document that is not strict RFC 8259 JSON throws `DecodingError.dataCorrupted`, even where Foundation is
+///   more lenient: trailing commas, a byte-order mark, UTF-16 or UTF-32 text, invalid UTF-8 or escapes in a value
+///   the model never reads. Bytes ModelStore's scanner rejects are never handed to Foundation, whose parser crashes
+///   on some damaged documents (nesting cut at its 512-level limit). `JSONEncoder` never writes such documents;
+///   to read ones written by other tools, use ``DecodingEngine/foundation``.
+/// - A number whose significand is zero and that has an exponent (`0e5`, `0.00e1`, `-0.0e1`) reads as zero when
+///   decoded as a `Double`, `Float` or `Date`. RFC 8259 allows it; Foundation throws for many such spellings, a
+///   misreading in its underflow check. Integer and `Decimal` reads agree with Foundation.
+///
+/// Whenever it meets anything else it does not handle exactly as Foundation does (a number Foundation would read
+/// through `Decimal`; a model that catches a decoding error and carries on), it hands the bytes to the `JSONDecoder`
+/// instead, so errors and edge cases are Foundation's own. Such a read costs a little more than the `JSONDecoder`
+/// alone; for models that always catch errors (a generic JSON value tried type by type, say), use
+/// ``DecodingEngine/foundation``.
+///
+/// Whatever the engine, a document that nests more than 512 arrays and objects throws `DecodingError.dataCorrupted`
+/// before any parser sees it.
 ///
 /// ## Encoding
 ///
@@ -165,30 +178,47 @@ public struct JSONModelCodec: ModelCodec {
 
     /// Decodes a `type` from JSON.
     ///
-    /// - Throws: What the `JSONDecoder` throws for `data`.
+    /// - Throws: `DecodingError.dataCorrupted` for a document that is not strict RFC 8259 JSON (when ModelStore's
+    ///   decoder is used) or that nests more than 512 arrays and objects; otherwise what the `JSONDecoder` throws.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        if usesFastDecoder,
-            let value = try? data.withUnsafeBytes({ try JSONFastDecoder.decode(type, from: $0) })
-        {
+        if usesFastDecoder, let value = try data.withUnsafeBytes({ try fastDecode(type, from: $0) }) {
             return value
         }
+        try data.withUnsafeBytes { try JSONNestingGuard.check($0, allowsJSON5: decoder.allowsJSON5) }
         return try decoder.decode(type, from: data)
     }
 
     /// Decodes a `type` from JSON in borrowed memory, without copying it.
     ///
-    /// - Throws: What the `JSONDecoder` throws for `bytes`.
+    /// - Throws: The same errors as ``decode(_:from:)``.
     public func decode<Value: Decodable>(
         _ type: Value.Type,
         fromBytes bytes: UnsafeRawBufferPointer
     ) throws -> Value {
-        if usesFastDecoder, let value = try? JSONFastDecoder.decode(type, from: bytes) {
+        if usesFastDecoder, let value = try fastDecode(type, from: bytes) {
             return value
         }
+        try JSONNestingGuard.check(bytes, allowsJSON5: decoder.allowsJSON5)
         // JSONDecoder does not keep its input, so LevelDB's buffer is wrapped without a copy.
         guard let base = bytes.baseAddress, bytes.count > 0 else { return try decoder.decode(type, from: Data()) }
         let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
         return try decoder.decode(type, from: data)
+    }
+
+    /// ModelStore's decoder: the value, or nil when the `JSONDecoder` must decide.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for a document the scanner rejected. Such bytes never reach
+    ///   Foundation, whose parser crashes on some of them.
+    private func fastDecode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value? {
+        do {
+            return try JSONFastDecoder.decode(type, from: bytes)
+        } catch let error as JSONSyntaxError {
+            throw error.decodingError
+        } catch {
+            // Anything else (a model's error, a value only Foundation reads exactly): Foundation's answer is the one
+            // callers see.
+            return nil
+        }
     }
 }
 
