@@ -38,19 +38,25 @@ public import Foundation
 /// alone; for models that always catch errors (a generic JSON value tried type by type, say), use
 /// ``DecodingEngine/foundation``.
 ///
-/// Whatever the engine, a document that nests more than 512 arrays and objects throws `DecodingError.dataCorrupted`
-/// before any parser sees it.
-///
 /// ## Encoding
 ///
 /// With a `JSONEncoder` on default settings, writes use an encoder built into ModelStore that streams straight into
 /// the record's buffer, several times faster than Foundation's. It writes the bytes `JSONEncoder` writes, except
 /// that an object's keys come in the order the model encodes them (Foundation's order comes from a `Dictionary` and
 /// changes between runs; both decode to the same values). Whatever it does not reproduce exactly (a key encoded
-/// twice, `superEncoder()`, a value that encodes nothing, a non-finite float, an error thrown by the model, very
-/// deep nesting) it hands to the `JSONEncoder`, so errors are Foundation's own; ``EncodingEngine/foundation``
-/// always uses the `JSONEncoder`. A model's `encode(to:)` then runs a second time, so it too should have no side
-/// effects.
+/// twice, `superEncoder()`, a value that encodes nothing, a non-finite float, an error thrown by the model, a 512th
+/// nested array or object, which `JSONEncoder` refuses) it hands to the `JSONEncoder`, so errors are Foundation's
+/// own; ``EncodingEngine/foundation`` always uses the `JSONEncoder`. A model's `encode(to:)` then runs a second time
+/// (a third, for the depth check below), so it too should have no side effects.
+///
+/// ## Nesting
+///
+/// Whatever the engine, a model that nests more than 512 values deep throws `EncodingError.invalidValue`, counting
+/// every value that encodes itself (a struct, an enum, an array, a single-value wrapper) inside another, and not the
+/// scalars it writes (strings, numbers, `Bool`, `Date`, `Data`, `URL`, `Decimal`). `JSONEncoder` recurses without a
+/// limit and crashes the process on models deep enough, so ModelStore checks before it hands a model over; it is the
+/// same limit as ``BinaryModelCodec``'s and ``PropertyListModelCodec``'s. Reading, a document that nests more than
+/// 512 arrays and objects throws `DecodingError.dataCorrupted`.
 ///
 /// A model's `init(from:)` runs a second time when the bytes go to the `JSONDecoder` after ModelStore's decoder
 /// began, so it should have no side effects beyond building the value (as synthesized conformances have none).
@@ -159,21 +165,28 @@ public struct JSONModelCodec: ModelCodec {
 
     /// Encodes `value` as JSON.
     ///
-    /// - Throws: What the `JSONEncoder` throws for `value`.
+    /// - Throws: `EncodingError.invalidValue` if `value` nests more than 512 levels deep (see the type's
+    ///   documentation); otherwise what the `JSONEncoder` throws for `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         if usesFastEncoder {
             var bytes: [UInt8] = []
-            if JSONFastEncoder.encode(value, appendingTo: &bytes) { return Data(bytes) }
+            if try JSONFastEncoder.encode(value, appendingTo: &bytes) { return Data(bytes) }
         }
-        return try encoder.encode(value)
+        return try foundationEncode(value)
     }
 
     /// Encodes `value` as JSON at the end of `buffer`, which keeps its contents if encoding throws.
     ///
-    /// - Throws: What the `JSONEncoder` throws for `value`.
+    /// - Throws: The same errors as ``encode(_:)``.
     public func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws {
-        if usesFastEncoder, JSONFastEncoder.encode(value, appendingTo: &buffer) { return }
-        buffer.append(contentsOf: try encoder.encode(value))
+        if usesFastEncoder, try JSONFastEncoder.encode(value, appendingTo: &buffer) { return }
+        buffer.append(contentsOf: try foundationEncode(value))
+    }
+
+    /// The `JSONEncoder`'s bytes, once the model is known not to nest deep enough to overflow its recursion.
+    private func foundationEncode<Value: Encodable>(_ value: Value) throws -> Data {
+        try EncodingDepthProbe.check(value)
+        return try encoder.encode(value)
     }
 
     /// Decodes a `type` from JSON.
@@ -242,8 +255,12 @@ public struct PropertyListModelCodec: ModelCodec {
     public var identifier: ModelCodecIdentifier { .propertyList }
 
     /// Encodes `value` as a binary property list.
+    ///
+    /// - Throws: `EncodingError.invalidValue` if `value` nests more than 512 levels deep (Foundation's encoder
+    ///   would recurse until the stack overflows); otherwise what the `PropertyListEncoder` throws.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        try encoder.encode(value)
+        try EncodingDepthProbe.check(value)
+        return try encoder.encode(value)
     }
 
     /// Decodes a `type` from a property list.
