@@ -78,6 +78,14 @@ let package = Package(
             dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob"],
             swiftSettings: strictSettings
         ),
+        // README.md's Swift examples, extracted by scripts/extract-readme-snippets: building
+        // the tests compiles them. Never run. Warnings are off because the examples show
+        // results they do not use (`try store.contains("user")`); errors still fail the build.
+        .testTarget(
+            name: "ReadmeSnippets",
+            dependencies: ["ModelStore"],
+            swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
+        ),
         .testTarget(
             name: "ModelStoreTests",
             dependencies: ["ModelStore", "ModelStoreTestHelper", .product(name: "Logging", package: "swift-log")],

@@ -57,8 +57,8 @@ func run() async throws {
     print("ModelStore demo, using \(root.path)")
 
     section("The basics")
-    let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
     // README: basics
+    let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
     let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
     try store.set(user, forKey: "user")
     let cached: User? = try store.object(forKey: "user")              // nil if missing or expired
@@ -91,10 +91,10 @@ func run() async throws {
     try hourly.close()
 
     section("Import 100,000 records in atomic batches")
-    let items = try ModelStore(name: "items", policy: .lowest)
     let started = ContinuousClock.now
     let bar = ProgressBar()
     // README: import
+    let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
     let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
     let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
         bar.update(progress)

@@ -76,7 +76,9 @@ public final class ModelStore: Sendable {
         if let interval = configuration.automaticSweepInterval {
             guard interval.isFinite, interval > 0 else {
                 DatabaseRegistry.shared.release(database)
-                throw ModelStoreError.invalidPolicy(reason: "the automatic sweep interval must be positive and finite")
+                throw ModelStoreError.invalidPolicy(
+                    reason: "the automatic sweep interval must be a positive, finite number of seconds, not "
+                        + "\(interval); to turn automatic sweeps off, set it to nil")
             }
             let sweeper = AutomaticSweeper(store: self, interval: interval)
             self.sweeper.withLock { $0 = sweeper }

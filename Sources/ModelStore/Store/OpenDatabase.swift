@@ -155,7 +155,7 @@ final class OpenDatabase: @unchecked Sendable {
     /// this was the first, which the caller logs once it has let go of the gate.
     private func recordWriteFailure(_ error: ModelStoreError) -> Bool {
         guard writeFailure == nil else { return false }
-        writeFailure = error.description
+        writeFailure = error.failureSummary
         return true
     }
 

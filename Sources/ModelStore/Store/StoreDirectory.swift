@@ -43,6 +43,7 @@ enum StoreDirectory {
     /// spelled paths (`/x/./db`, symlinked roots) map to one database.
     static func canonicalRoot(_ url: URL, create: Bool) throws(ModelStoreError) -> String? {
         let path = url.standardizedFileURL.path
+        try requireDirectory(atOrAbove: path)
         if create {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -164,7 +165,7 @@ final class DirectoryLock: Sendable {
             let code = errno
             _ = closeDescriptor(fd)
             if code == EWOULDBLOCK {
-                throw .locked(path: directory, message: "the database is open in another process")
+                throw .locked(path: directory, message: "its \(StoreDirectory.markerName) marker is locked")
             }
             throw .io(path: directory, message: "cannot lock the database: \(String(cString: strerror(code)))")
         }
