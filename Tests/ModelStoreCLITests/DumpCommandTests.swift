@@ -50,6 +50,22 @@ import Testing
         #expect(records[0]["payloadBase64"] == nil)
     }
 
+    @Test func binaryAndPropertyListRecordsAreLabelledByTheirOwnCodec() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books", codec: BinaryModelCodec())
+        try fixture.write(["b": Book.sample("Plist")], in: "books", codec: PropertyListModelCodec())
+
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        let records = try result.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(records.compactMap { $0["codec"] as? String } == ["binary", "propertyList"])
+        #expect(records.compactMap { $0["shownAs"] as? String } == ["base64", "jsonConvertedFromPropertyList"])
+        #expect(records[0]["payloadBase64"] is String)
+        #expect((records[1]["value"] as? [String: Any])?["title"] as? String == "Plist")
+    }
+
     @Test func dumpOfAnEmptyDatabasePrintsNothing() throws {
         let fixture = StoreFixture()
         try fixture.write([String: Book](), in: "books")

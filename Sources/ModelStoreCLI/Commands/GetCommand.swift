@@ -10,8 +10,10 @@ struct GetCommand: ParsableCommand {
         discussion: """
             The model is decoded without knowing its Swift type. Records written by the JSON codec \
             are shown as they were stored; property-list records are converted to JSON; records of \
-            other codecs (binary, custom) are shown as base64 of their encoded bytes. Expired \
-            records are shown too, marked as expired under --policy, and are not removed.
+            the binary codec and of custom codecs are shown as base64 of their encoded bytes, since \
+            they cannot be decoded without the model type. The "shown as" line (`shownAs` in --json: \
+            json, jsonConvertedFromPropertyList or base64) says which. Expired records are shown too, \
+            marked as expired under --policy, and are not removed.
             """)
 
     @Argument(help: "The database's name.")
@@ -20,7 +22,10 @@ struct GetCommand: ParsableCommand {
     @Argument(help: "The key.")
     var key: String
 
-    @Option(help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"),
+        transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 
     @OptionGroup var root: RootOptions
@@ -40,7 +45,8 @@ struct GetCommand: ParsableCommand {
             return
         }
         print("key          \(report.key)")
-        print("codec        \(report.codec)\(report.codec == "json" ? "" : " (shown converted to JSON)")")
+        print("codec        \(report.codec)")
+        print("shown as     \(report.shownAs.explanation)")
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
