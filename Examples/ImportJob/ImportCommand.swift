@@ -47,11 +47,15 @@ struct ImportCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "The database's update policy: lowest, low, middle, high, highest, never, or a positive number of seconds.")
+        help: ArgumentHelp(
+            "The database's update policy: lowest, low, middle, high, highest, never, or a positive number of "
+                + "seconds."))
     var policy = "lowest"
 
     func validate() throws {
-        if let generate, generate < 0 { throw ValidationError("--generate needs a count of 0 or more; got \(generate).") }
+        if let generate, generate < 0 {
+            throw ValidationError("--generate needs a count of 0 or more; got \(generate).")
+        }
         if batchSize < 1 { throw ValidationError("--batch-size must be at least 1; got \(batchSize).") }
         if Self.updatePolicy(policy) == nil {
             throw ValidationError(

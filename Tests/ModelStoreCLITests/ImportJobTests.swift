@@ -89,7 +89,10 @@ import Testing
         let fixture = StoreFixture()
         let lines =
             format == "csv"
-            ? [Self.header, "1,Ada,ada@example.com,London,2024-01-01\n", "2,Z\u{FF}rich,z@example.com,Bern,2024-01-02\n"]
+            ? [
+                Self.header, "1,Ada,ada@example.com,London,2024-01-01\n",
+                "2,Z\u{FF}rich,z@example.com,Bern,2024-01-02\n",
+            ]
             : [
                 #"{"id":1,"name":"Ada","email":"a@x","city":"London","signedUp":"2024-01-01"}"# + "\n",
                 "\n",
@@ -138,7 +141,9 @@ import Testing
         #expect(!fixture.contains("customers"))
     }
 
-    @Test(arguments: [[], ["x.csv", "--batch-size", "0"], ["x.csv", "--batch-size", "-3"], ["--generate", "-1", "x.csv"]])
+    @Test(arguments: [
+        [], ["x.csv", "--batch-size", "0"], ["x.csv", "--batch-size", "-3"], ["--generate", "-1", "x.csv"],
+    ])
     func usageErrorsExitWithTheSameCodeAsModelstore(arguments: [String]) throws {
         let result = try ToolProcess.importJob(arguments)
         #expect(result.status == 2)

@@ -75,7 +75,8 @@ import Testing
         let document = try #require(try assumed.json() as? [String: Any])
         #expect(document["policy"] as? String == "never")
         #expect(document["policyIsDefault"] as? Bool == true)
-        let chosen = try ToolProcess.modelstore(["stats", "books", "--policy", "middle", "--json"] + fixture.rootArguments)
+        let chosen = try ToolProcess.modelstore(
+            ["stats", "books", "--policy", "middle", "--json"] + fixture.rootArguments)
         #expect((try chosen.json() as? [String: Any])?["policyIsDefault"] as? Bool == false)
     }
 

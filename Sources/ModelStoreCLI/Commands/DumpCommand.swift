@@ -24,7 +24,8 @@ struct DumpCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"),
+        help: ArgumentHelp(
+            "Judge expiry under this policy (default: never): \(PolicyArgument.help).", valueName: "policy"),
         transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 

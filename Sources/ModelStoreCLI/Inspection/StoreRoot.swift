@@ -62,7 +62,8 @@ struct StoreRoot {
                     + "Check --root, or create a database there first.")
         default:
             throw CommandFailure(
-                status: .usage, message: "\(path) is a file, not a directory of databases. Pass the directory with --root.")
+                status: .usage,
+                message: "\(path) is a file, not a directory of databases. Pass the directory with --root.")
         }
     }
 
