@@ -66,6 +66,21 @@ import Testing
         #expect((records[1]["value"] as? [String: Any])?["title"] as? String == "Plist")
     }
 
+    @Test func jsonRecordWhosePayloadDoesNotParseIsAnErrorLineNotBase64() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["b": Book.sample()], in: "books", codec: TruncatedJSONCodec())
+
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 1)
+        #expect(result.lines.count == 2)
+        let damaged = try #require(try JSONSerialization.jsonObject(with: Data(result.lines[1].utf8)) as? [String: Any])
+        #expect(damaged["key"] as? String == "b")
+        #expect(damaged["error"] is String)
+        #expect(damaged["payloadBase64"] == nil)
+        #expect(result.stderr.contains("1 record of 2 could not be read"))
+    }
+
     @Test func dumpOfAnEmptyDatabasePrintsNothing() throws {
         let fixture = StoreFixture()
         try fixture.write([String: Book](), in: "books")

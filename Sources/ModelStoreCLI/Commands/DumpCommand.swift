@@ -55,8 +55,10 @@ struct DumpCommand: ParsableCommand {
                 out.line(bytes: try encoder.encode(RecordReport(entry, now: now)))
             } catch ModelStoreError.decodingFailed(let key, _, let message) {
                 // The cursor has already stepped past the record, so the dump can go on.
-                if let (entry, codec) = try raw.entry(forKey: key) {
-                    out.line(bytes: try encoder.encode(RecordReport(entry, codec: codec, now: now)))
+                if let (entry, codec) = try raw.entry(forKey: key),
+                    let report = RecordReport(entry, codec: codec, now: now)
+                {
+                    out.line(bytes: try encoder.encode(report))
                 } else {
                     undecodable += 1
                     out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))

@@ -67,11 +67,13 @@ struct GetCommand: ParsableCommand {
             return try store.entry(InspectedValue.self, forKey: key).map { RecordReport($0, now: Date()) }
         } catch ModelStoreError.decodingFailed(_, _, let message) {
             let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
-            guard let (entry, codec) = try raw.entry(forKey: key) else {
+            guard let (entry, codec) = try raw.entry(forKey: key),
+                let report = RecordReport(entry, codec: codec, now: Date())
+            else {
                 throw CommandFailure(
                     status: .failure, message: "cannot show the record for key \(key.debugDescription): \(message).")
             }
-            return RecordReport(entry, codec: codec, now: Date())
+            return report
         }
     }
 }

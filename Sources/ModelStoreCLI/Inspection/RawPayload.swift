@@ -25,6 +25,12 @@ struct RawPayload: Decodable, Sendable {
     func propertyListAsJSON() -> JSONValue? {
         try? PropertyListModelCodec().decode(JSONValue.self, from: bytes)
     }
+
+    /// The payload of a JSON record, or nil if it does not decode; through ModelStore's own
+    /// ``JSONModelCodec`` for the same reason.
+    func json() -> JSONValue? {
+        try? JSONModelCodec().decode(JSONValue.self, from: bytes)
+    }
 }
 
 /// A codec that claims one codec identifier and returns each record's payload as a
@@ -61,10 +67,13 @@ final class RawRecordReader {
     private var stores: [UInt8: ModelStore] = [:]
     private var seen: [UInt8] = []
 
-    /// The identifiers a record the JSON store cannot decode may carry.
+    /// The identifiers a record the JSON store cannot decode may carry. JSON comes last: the
+    /// inspection store reads JSON records itself and only sends here those it could not decode
+    /// (damaged ones, or all of them should its decoder ever lose the marker ``InspectedValue``
+    /// relies on).
     private static let candidates: [UInt8] =
         [ModelCodecIdentifier.propertyList.rawValue, ModelCodecIdentifier.binary.rawValue] + Array(128...255)
-        + [0] + Array(4...127)
+        + [0] + Array(4...127) + [ModelCodecIdentifier.json.rawValue]
 
     init(inspector: Inspector, name: String, policy: UpdatePolicy) {
         self.inspector = inspector

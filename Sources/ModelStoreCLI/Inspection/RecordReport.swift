@@ -60,31 +60,35 @@ struct RecordReport: Encodable {
         note = nil
     }
 
-    /// Describes a record of another codec than JSON from its raw bytes: a property list
-    /// converted to JSON, anything else (or a property list that does not decode) as base64.
-    init(_ entry: ModelStore.Entry<RawPayload>, codec: ModelCodecIdentifier, now: Date) {
+    /// Describes a record from its raw bytes: a property list converted to JSON, a JSON record
+    /// as stored, anything else as base64. Nil when a property-list or JSON payload does not
+    /// decode: that record is damaged, and the caller reports it as unreadable.
+    init?(_ entry: ModelStore.Entry<RawPayload>, codec: ModelCodecIdentifier, now: Date) {
         key = entry.key
         self.codec = codec.description
         storedAt = entry.storedAt
         expiresAt = entry.expiresAt
         expired = entry.expiresAt.map { now >= $0 } ?? false
         byteCount = entry.byteCount
-        if codec == .propertyList, let json = entry.value.propertyListAsJSON() {
-            shownAs = .jsonConvertedFromPropertyList
+        let decoded: (JSONValue, Representation)? =
+            switch codec {
+            case .propertyList: entry.value.propertyListAsJSON().map { ($0, .jsonConvertedFromPropertyList) }
+            case .json: entry.value.json().map { ($0, .json) }
+            default: nil
+            }
+        if let (json, representation) = decoded {
+            shownAs = representation
             value = json
             payloadBase64 = nil
             note = nil
             return
         }
+        if codec == .propertyList || codec == .json { return nil }
         shownAs = .base64
         value = nil
         payloadBase64 = entry.value.bytes.base64EncodedString()
-        note =
-            codec == .propertyList
-            ? "written by the propertyList codec, but the property list does not decode; "
-                + "payloadBase64 holds its bytes"
-            : "written by the \(codec) codec, which modelstore cannot decode without the model type; "
-                + "payloadBase64 holds the encoded model"
+        note = "written by the \(codec) codec, which modelstore cannot decode without the model type; "
+            + "payloadBase64 holds the encoded model"
     }
 
     /// Written by hand so `expiresAt` and `value` print as null rather than being left out.
