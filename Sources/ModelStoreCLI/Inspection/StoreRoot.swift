@@ -51,7 +51,7 @@ struct StoreRoot {
 
     /// Fails unless the root is an existing directory, so a mistyped `--root` is reported
     /// instead of being shown as a root without databases.
-    func requireDirectory(suggestion: String = "") throws {
+    func requireDirectory() throws {
         switch Self.followedType(of: path) {
         case .typeDirectory?:
             return
