@@ -20,6 +20,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
+        .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
         // Only for `swift package generate-documentation`; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
@@ -68,6 +70,7 @@ let package = Package(
                 "ModelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CSV", package: "CSV.swift"),
             ],
             path: "Examples/ImportJob",
             swiftSettings: strictSettings

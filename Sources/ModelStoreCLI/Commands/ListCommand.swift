@@ -15,18 +15,21 @@ struct ListCommand: ParsableCommand {
     /// (`status` says why: `locked` or `error`).
     struct Row: Encodable {
         let name: String
+        /// Every stored record: `list` applies no update policy, so expired records are counted
+        /// (`includesExpired` says so in the JSON; `stats --policy` tells live from expired).
         let records: Int?
         let bytesOnDisk: UInt64
         let status: String
         let error: String?
 
         /// Written by hand so `records` prints as null for a database that could not be opened.
-        private enum CodingKeys: String, CodingKey { case name, records, bytesOnDisk, status, error }
+        private enum CodingKeys: String, CodingKey { case name, records, includesExpired, bytesOnDisk, status, error }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(records, forKey: .records)
+            try container.encode(true, forKey: .includesExpired)
             try container.encode(bytesOnDisk, forKey: .bytesOnDisk)
             try container.encode(status, forKey: .status)
             try container.encodeIfPresent(error, forKey: .error)
@@ -54,6 +57,8 @@ struct ListCommand: ParsableCommand {
                 Format.pad(row.name, nameWidth) + "  " + Format.pad(records, 10, right: true) + "  "
                     + Format.pad(Format.bytes(row.bytesOnDisk), 10, right: true))
         }
+        print("RECORDS counts every stored record, expired ones included (no policy applied); "
+            + "`modelstore stats NAME --policy P` counts live and expired records.")
     }
 
     /// Counts every stored record (expired ones too: the listing shows what is on disk).

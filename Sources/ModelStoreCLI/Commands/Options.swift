@@ -31,33 +31,47 @@ struct JSONOption: ParsableArguments {
 }
 
 /// An update policy on the command line: a preset name or a number of seconds.
-struct PolicyArgument: ExpressibleByArgument {
+///
+/// Options read it with `parsing: .unconditional` and ``parse(_:)``: without that,
+/// ArgumentParser takes `-5` for an option and says only "Missing value for '--policy'".
+struct PolicyArgument: Sendable, CustomStringConvertible {
     let policy: UpdatePolicy
-
-    init?(argument: String) {
-        switch argument.lowercased() {
-        case "lowest": policy = .lowest
-        case "low": policy = .low
-        case "middle": policy = .middle
-        case "high": policy = .high
-        case "highest": policy = .highest
-        case "never": policy = .never
-        default:
-            guard let seconds = TimeInterval(argument), seconds.isFinite, seconds > 0 else { return nil }
-            policy = .custom(seconds)
-        }
-    }
 
     init(_ policy: UpdatePolicy) {
         self.policy = policy
     }
 
+    /// Reads a preset name or a positive number of seconds.
+    ///
+    /// - Throws: ``Invalid``, whose description ArgumentParser appends to its usage error.
+    @Sendable static func parse(_ argument: String) throws -> PolicyArgument {
+        switch argument.lowercased() {
+        case "lowest": return PolicyArgument(.lowest)
+        case "low": return PolicyArgument(.low)
+        case "middle": return PolicyArgument(.middle)
+        case "high": return PolicyArgument(.high)
+        case "highest": return PolicyArgument(.highest)
+        case "never": return PolicyArgument(.never)
+        default:
+            guard let seconds = TimeInterval(argument) else { throw Invalid(reason: "it is not a policy name") }
+            guard seconds.isFinite, seconds > 0 else {
+                throw Invalid(reason: "a number of seconds must be positive and finite")
+            }
+            return PolicyArgument(.custom(seconds))
+        }
+    }
+
+    /// Why a `--policy` value was refused, with the values that are accepted.
+    struct Invalid: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "\(reason). Use \(PolicyArgument.help)." }
+    }
+
     /// The help text every `--policy` option shares.
     static let help =
         "lowest (7 days), low (24 h), middle (1 h), high (1 min), highest (10 s), never, "
-        + "or a number of seconds"
-}
+        + "or a positive number of seconds"
 
-extension PolicyArgument {
-    var defaultValueDescription: String { policy.description }
+    /// How the default appears in `--help`.
+    var description: String { policy.description }
 }
