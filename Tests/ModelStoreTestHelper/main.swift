@@ -4,6 +4,10 @@
 //   ModelStoreTestHelper hold ROOT NAME     open NAME, store "holder" -> 1, print "ready",
 //                                           keep it open until standard input closes
 //   ModelStoreTestHelper open ROOT NAME     try to open NAME; print "ok" or the error case
+//   ModelStoreTestHelper race-open ROOT NAME [COUNT]
+//                                           print "ready", wait until standard input closes,
+//                                           then open NAME-0 ... NAME-(COUNT-1) in turn and
+//                                           print each outcome ("ok" or the error case)
 import Foundation
 import ModelStore
 
@@ -50,6 +54,24 @@ case "open":
     } catch {
         say(caseName(error))
     }
+case "race-open":
+    // Opens NAME-0 ... NAME-(COUNT-1) one after another, so that helpers started together
+    // keep racing on each new name, and prints the outcome of each open on one line.
+    let count = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
+    say("ready")
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    var outcomes: [String] = []
+    for index in 0..<count {
+        do {
+            let store = try ModelStore(
+                name: "\(name)-\(index)", policy: .never, configuration: configuration(root: root))
+            try store.close()
+            outcomes.append("ok")
+        } catch {
+            outcomes.append(caseName(error))
+        }
+    }
+    say(outcomes.joined(separator: " "))
 default:
     // More modes, for the reliability tests, live in ReliabilityModes.swift.
     guard runReliabilityMode(command, root: root, name: name, extra: Array(arguments.dropFirst(4))) else {

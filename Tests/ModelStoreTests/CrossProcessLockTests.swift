@@ -38,3 +38,26 @@ struct CrossProcessLockTests {
         try store.close()
     }
 }
+
+@Suite("First opens racing in many processes")
+struct ConcurrentCreationTests {
+    @Test("Processes opening the same new names at once: each open succeeds or is told locked, never notAModelStore")
+    func simultaneousFirstOpens() throws {
+        let fixture = Fixture()
+        let (processes, names) = (24, 40)
+        let helpers = try (0..<processes).map { _ in
+            try HelperProcess(["race-open", fixture.directory.path, "db", "\(names)"])
+        }
+        for helper in helpers { #expect(helper.readLine() == "ready") }
+        for helper in helpers { helper.closeInput() }
+        let outcomes = helpers.flatMap { helper in
+            defer { helper.finish() }
+            return (helper.readLine() ?? "no-answer").split(separator: " ").map(String.init)
+        }
+        #expect(outcomes.count == processes * names)
+        let counts = Dictionary(grouping: outcomes, by: { $0 }).mapValues(\.count)
+        #expect(Set(counts.keys).isSubset(of: ["ok", "locked"]), "\(counts)")
+        // Each name is one database, and no staging folder is left behind.
+        #expect(fixture.directory.entries() == Set((0..<names).map { "db-\($0)" }))
+    }
+}

@@ -1,4 +1,9 @@
 /// Checks database names before anything touches the disk.
+///
+/// A name is used as the folder's name byte for byte (its UTF-8, never normalised), and two
+/// names are the same database only when the file system says they are one folder: on Linux
+/// "café" in NFC and in NFD are two databases; on APFS, which ignores normalisation, they are
+/// one database, whichever spelling opened it first.
 enum DatabaseName {
     /// The longest name accepted, in UTF-8 bytes.
     static let maximumLength = 200
@@ -22,6 +27,10 @@ enum DatabaseName {
                 }
             }
         }
-        if name.hasPrefix(StoreDirectory.trashPrefix) { throw reject("the name is reserved by ModelStore") }
+        // Byte prefixes: `hasPrefix` on String compares by canonical equivalence.
+        for reserved in [StoreDirectory.trashPrefix, StoreDirectory.creationPrefix]
+        where name.utf8.starts(with: reserved.utf8) {
+            throw reject("names starting with \(reserved) are reserved for ModelStore's own folders")
+        }
     }
 }

@@ -10,13 +10,24 @@ import Logging
 final class OpenDatabase: @unchecked Sendable {
     // @unchecked: all stored properties are immutable or are `Locked`/lock-guarded types.
 
-    /// The database's canonical directory path, the registry's key.
+    /// The database's canonical directory path, as spelled by the open that opened it.
     let path: String
     let name: String
     let root: String
     let engine: LevelDB
     let logger: Logger
     private let lock: DirectoryLock
+
+    /// The marker file's identity, the registry's key.
+    var identity: FileIdentity { lock.identity }
+
+    /// The settings fixed at the first open, compared with later opens' (see the registry).
+    let options: EngineOptions
+    let objectCacheLimit: Int
+
+    /// Set when the database's directory was found removed or replaced while open: calls on
+    /// its instances then throw ``ModelStoreError/directoryRemoved(path:)``, not `closed`.
+    private let removed = Locked(false)
 
     /// Read-through fetches in flight, by key, so concurrent misses share one fetch.
     let fetches = Locked<[String: Task<any Sendable, any Error>]>([:])
@@ -52,6 +63,8 @@ final class OpenDatabase: @unchecked Sendable {
         self.name = name
         self.root = root
         self.logger = logger
+        self.options = options
+        self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
     }
 
@@ -84,6 +97,46 @@ final class OpenDatabase: @unchecked Sendable {
         changes.finishAll()
     }
 
+    // MARK: - A removed directory
+
+    /// Whether the database's directory is still the one that was opened: its marker is still
+    /// linked, and the marker at ``path`` is still that file (not a new database's, after the
+    /// folder was removed and created again, and not missing, after it was moved away).
+    func isInPlace() -> Bool {
+        lock.markerIsLinked() && StoreDirectory.markerIdentity(of: path) == identity
+    }
+
+    /// Records that the directory is gone, so instances report it; returns whether this call
+    /// was the first to notice, for logging once.
+    @discardableResult
+    func markDirectoryRemoved() -> Bool {
+        removed.withLock { removed in
+            defer { removed = true }
+            return !removed
+        }
+    }
+
+    /// The error for a call on a database that is no longer open.
+    var closedError: ModelStoreError {
+        removed.withLock { $0 } ? .directoryRemoved(path: path) : .closed(path: path)
+    }
+
+    /// Throws ``ModelStoreError/directoryRemoved(path:)`` when the marker was unlinked, which
+    /// happens only when the directory is deleted: a write acknowledged now would vanish with
+    /// the files. The caller holds the write gate.
+    @inline(__always)
+    private func refuseIfDirectoryRemoved() throws(ModelStoreError) {
+        guard !lock.markerIsLinked() else { return }
+        // A delete through ModelStore closes the engine before it unlinks anything.
+        guard engine.isOpen else { throw .closed(path: path) }
+        if markDirectoryRemoved() {
+            logger.error(
+                "The database's directory was deleted while it was open; refusing writes. Open a new ModelStore.",
+                metadata: ["database": "\(path)"])
+        }
+        throw .directoryRemoved(path: path)
+    }
+
     // MARK: - Error funnel
 
     /// Runs an engine call, converting engine errors into ``ModelStoreError``.
@@ -96,7 +149,7 @@ final class OpenDatabase: @unchecked Sendable {
         } catch let error as LevelDBFailure {
             throw error.storeError(path: path)
         } catch is EngineClosed {
-            throw .closed(path: path)
+            throw closedError
         } catch {
             throw .io(path: path, message: String(describing: error))
         }
@@ -109,6 +162,7 @@ final class OpenDatabase: @unchecked Sendable {
         do {
             return try writeGate.withReadLock { () throws(ModelStoreError) -> Result in
                 try refuseIfWritesDisabled()
+                try refuseIfDirectoryRemoved()
                 return try run(body)
             }
         } catch {
@@ -126,6 +180,7 @@ final class OpenDatabase: @unchecked Sendable {
         defer { if let firstFailure { logWriteFailure(firstFailure) } }
         return try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in
             try refuseIfWritesDisabled()
+            try refuseIfDirectoryRemoved()
             do throws(ModelStoreError) {
                 return try run(body)
             } catch {
@@ -143,10 +198,11 @@ final class OpenDatabase: @unchecked Sendable {
     }
 
     /// Whether `error`, thrown by a write, must stop later writes: any engine failure, but not a
-    /// closed database or a write that was refused because writes are already disabled.
+    /// closed database, a removed directory (every later write says so itself) or a write that
+    /// was refused because writes are already disabled.
     private static func disablesWrites(_ error: ModelStoreError) -> Bool {
         switch error {
-        case .closed, .writesDisabled: return false
+        case .closed, .writesDisabled, .directoryRemoved: return false
         default: return true
         }
     }

@@ -49,13 +49,19 @@ public enum UpdatePolicy: Sendable, Hashable {
     /// positive, finite number.
     func validate() throws(ModelStoreError) {
         if case .custom(let seconds) = self {
-            try Self.validate(lifetime: seconds, what: "custom interval")
+            guard seconds.isFinite, seconds > 0 else {
+                throw .invalidPolicy(
+                    reason: "the custom interval is \(seconds) seconds; use a positive, finite number of seconds, "
+                        + "or .never for records that never expire")
+            }
         }
     }
 
+    /// Throws ``ModelStoreError/invalidPolicy(reason:)`` for a per-record lifetime (or other
+    /// interval named by `what`) that is not a positive, finite number of seconds.
     static func validate(lifetime seconds: TimeInterval, what: String) throws(ModelStoreError) {
         guard seconds.isFinite, seconds > 0 else {
-            throw .invalidPolicy(reason: "the \(what) must be a positive, finite number of seconds, not \(seconds)")
+            throw .invalidPolicy(reason: "the \(what) is \(seconds) seconds; use a positive, finite number of seconds")
         }
     }
 }

@@ -10,6 +10,8 @@ struct StoreRoot {
     static let markerName = ".modelstore"
     /// The prefix of folders ModelStore is in the middle of deleting.
     static let trashPrefix = ".modelstore-trash-"
+    /// The prefix of folders in which ModelStore builds a new database before renaming it.
+    static let creationPrefix = ".modelstore-new-"
 
     /// The root directory.
     let url: URL
@@ -30,7 +32,9 @@ struct StoreRoot {
     /// Whether `name` is a ModelStore database here: a real folder (not a symbolic link)
     /// holding the marker file. Names that could point outside the root are never databases.
     func isDatabase(_ name: String) -> Bool {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.hasPrefix(Self.trashPrefix) else {
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.hasPrefix(Self.trashPrefix),
+            !name.hasPrefix(Self.creationPrefix)
+        else {
             return false
         }
         let folder = directory(of: name).path
