@@ -67,12 +67,22 @@ struct DatabaseIdentityTests {
         #expect(try reopened.object(Int.self, forKey: "after") == 2)
     }
 
-    @Test("After the root is removed while a store is open, its writes fail with directoryRemoved")
+    @Test("After the root is removed while a store is open, its writes fail with directoryRemoved within a millisecond")
     func writesAfterRootRemovalFail() throws {
         let fixture = Fixture()
         let store = try fixture.openQuietly("db")
         try store.set(1, forKey: "before")
         try FileManager.default.removeItem(at: fixture.directory.url)
+        let removed = ContinuousClock.now
+        // Writes look at the directory at most once per millisecond (a documented window):
+        // poll, bounded, for the first refusal.
+        var refusal: String?
+        while refusal == nil, ContinuousClock.now - removed < .seconds(2) {
+            refusal = errorCase { try store.set(2, forKey: "after") }
+        }
+        #expect(refusal == "directoryRemoved")
+        #expect(ContinuousClock.now - removed < .milliseconds(500))
+        // From then on every write is refused at once.
         #expect(errorCase { try store.set(2, forKey: "after") } == "directoryRemoved")
         #expect(errorCase { try store.removeObject(forKey: "before") } == "directoryRemoved")
         #expect(errorCase { try store.write { try $0.set(3, forKey: "batch") } } == "directoryRemoved")
