@@ -112,13 +112,6 @@ final class OpenDatabase: @unchecked Sendable {
 
     // MARK: - A removed directory
 
-    /// Whether the database's directory is still the one that was opened: its marker is still
-    /// linked, and the marker at ``path`` is still that file (not a new database's, after the
-    /// folder was removed and created again, and not missing, after it was moved away).
-    func isInPlace() -> Bool {
-        lock.markerIsLinked() && StoreDirectory.markerIdentity(of: path) == identity
-    }
-
     /// Records that the directory is gone, so instances report it; returns whether this call
     /// was the first to notice, for logging once.
     @discardableResult

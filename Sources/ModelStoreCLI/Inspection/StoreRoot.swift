@@ -32,8 +32,10 @@ struct StoreRoot {
     /// Whether `name` is a ModelStore database here: a real folder (not a symbolic link)
     /// holding the marker file. Names that could point outside the root are never databases.
     func isDatabase(_ name: String) -> Bool {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.hasPrefix(Self.trashPrefix),
-            !name.hasPrefix(Self.creationPrefix)
+        // Prefixes compared as bytes, as ModelStore does (`hasPrefix` on String compares by
+        // canonical equivalence).
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"),
+            !name.utf8.starts(with: Self.trashPrefix.utf8), !name.utf8.starts(with: Self.creationPrefix.utf8)
         else {
             return false
         }
