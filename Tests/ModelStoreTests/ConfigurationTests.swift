@@ -130,7 +130,9 @@ struct DefaultDirectoryTests {
 
     @Test(
         "Program names become valid, non-empty folder names",
-        arguments: ["", ".", "..", "a/b", "my app", "tab\tname", ".modelstore-trash-x", String(repeating: "p", count: 300)])
+        arguments: [
+            "", ".", "..", "a/b", "my app", "tab\tname", ".modelstore-trash-x", String(repeating: "p", count: 300),
+        ])
     func programFolderNamesAreValid(program: String) throws {
         let folder = ModelStore.programFolderName(program)
         #expect(!folder.isEmpty)

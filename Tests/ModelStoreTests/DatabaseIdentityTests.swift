@@ -118,7 +118,8 @@ struct DatabaseIdentityTests {
         let fixture = Fixture()
         let parent = fixture.directory.url.resolvingSymlinksInPath().path
         try FileManager.default.createDirectory(atPath: parent + "/target/inner", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: parent + "/link", withDestinationPath: parent + "/target/inner")
+        try FileManager.default.createSymbolicLink(
+            atPath: parent + "/link", withDestinationPath: parent + "/target/inner")
         var configuration = fixture.quietConfiguration
         configuration.directory = URL(fileURLWithPath: parent + "/link/../store", isDirectory: true)
 
@@ -137,7 +138,8 @@ struct DatabaseIdentityTests {
         let fixture = Fixture()
         let parent = fixture.directory.url.resolvingSymlinksInPath().path
         try FileManager.default.createDirectory(atPath: parent + "/target/inner", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: parent + "/link", withDestinationPath: parent + "/target/inner")
+        try FileManager.default.createSymbolicLink(
+            atPath: parent + "/link", withDestinationPath: parent + "/target/inner")
         let spelled = URL(fileURLWithPath: parent + "/link/../store", isDirectory: true)
         var configuration = fixture.quietConfiguration
         configuration.directory = spelled

@@ -91,7 +91,9 @@ final class DatabaseRegistry: @unchecked Sendable {
         _ body: () throws(ModelStoreError) -> Result
     ) throws(ModelStoreError) -> Result {
         try lock.withLock { () throws(ModelStoreError) -> Result in
-            if let identity = StoreDirectory.markerIdentity(of: path), let open = databases.removeValue(forKey: identity) {
+            if let identity = StoreDirectory.markerIdentity(of: path),
+                let open = databases.removeValue(forKey: identity)
+            {
                 open.shutdown()
             }
             for stale in databases.values where stale.path.utf8.elementsEqual(path.utf8) {
@@ -107,23 +109,24 @@ final class DatabaseRegistry: @unchecked Sendable {
         databases[database.identity] = nil
         database.markDirectoryRemoved()
         database.shutdown()
-        database.logger.warning(
-            "The database's directory was deleted or moved away while it was open; closed it. Its instances now throw directoryRemoved.",
-            metadata: ["database": "\(database.path)"])
+        let message = "The database's directory was deleted or moved away while it was open; closed it. "
+            + "Its instances now throw directoryRemoved."
+        database.logger.warning("\(message)", metadata: ["database": "\(database.path)"])
     }
 
     /// Logs the settings a later open asked for that the database, already open, cannot take:
     /// LevelDB's tuning and the object cache are fixed when the database is first opened.
     private static func warnAboutIgnoredSettings(_ open: OpenDatabase, _ configuration: ModelStore.Configuration) {
         if configuration.objectCacheLimit != open.objectCacheLimit {
-            let (asked, kept) = (configuration.objectCacheLimit, open.objectCacheLimit)
-            configuration.logger.warning(
-                "objectCacheLimit \(asked) ignored: the database is already open in this process with objectCacheLimit \(kept), which stays until it is closed",
-                metadata: ["database": "\(open.path)"])
+            let message = "objectCacheLimit \(configuration.objectCacheLimit) ignored: the database is already open "
+                + "in this process with objectCacheLimit \(open.objectCacheLimit), which stays until it is closed"
+            configuration.logger.warning("\(message)", metadata: ["database": "\(open.path)"])
         }
         if configuration.engineOptions != open.options {
+            let message = "LevelDB settings ignored: the database is already open in this process with other "
+                + "settings, which stay until it is closed"
             configuration.logger.warning(
-                "LevelDB settings ignored: the database is already open in this process with other settings, which stay until it is closed",
+                "\(message)",
                 metadata: [
                     "database": "\(open.path)", "requested": "\(configuration.engineOptions)",
                     "inEffect": "\(open.options)",

@@ -145,14 +145,16 @@ extension ModelStore {
                         + "or nil for no automatic sweeps")
             }
             if let count = maximumRecordCount, count < 0 {
-                throw .invalidPolicy(reason: "maximumRecordCount is \(count); use 0 or more records, or nil for no limit")
+                throw .invalidPolicy(
+                    reason: "maximumRecordCount is \(count); use 0 or more records, or nil for no limit")
             }
             if let bytes = maximumTotalBytes, bytes < 0 {
                 throw .invalidPolicy(reason: "maximumTotalBytes is \(bytes); use 0 or more bytes, or nil for no limit")
             }
             if objectCacheLimit < 0 {
                 throw .invalidPolicy(
-                    reason: "objectCacheLimit is \(objectCacheLimit); use 0 (no object cache) or a positive number of models")
+                    reason: "objectCacheLimit is \(objectCacheLimit); use 0 (no object cache) "
+                        + "or a positive number of models")
             }
         }
 
@@ -177,7 +179,7 @@ extension ModelStore {
     /// macOS. `<program>` is the main bundle's identifier when there is one (an app), otherwise
     /// the executable's name, made into a valid folder name. So two programs of one user
     /// never share databases, lock each other out, or delete each other's with
-    /// ``deleteAllDatabases(in:)``. Versions before this one used `<caches>/ModelStore`
+    /// `deleteAllDatabases(in:)`. Versions before this one used `<caches>/ModelStore`
     /// itself; the README says how to move such a store.
     public static var defaultDirectory: URL {
         sharedCachesDirectory.appendingPathComponent(programFolderName(currentProgramName), isDirectory: true)

@@ -73,7 +73,8 @@ extension ModelStoreError: CustomStringConvertible {
                 + "/, \\, NUL or control characters, other than . and .. and not starting with .modelstore-new- "
                 + "or .modelstore-trash-."
         case let .invalidKey(key, reason):
-            return "Invalid key \(Self.abbreviated(key)): \(reason). Use 1 to \(ModelStore.maximumKeyLength) UTF-8 bytes."
+            return "Invalid key \(Self.abbreviated(key)): \(reason). "
+                + "Use 1 to \(ModelStore.maximumKeyLength) UTF-8 bytes."
         case let .invalidPolicy(reason):
             return "Invalid setting: \(reason)."
         case let .locked(path, message):

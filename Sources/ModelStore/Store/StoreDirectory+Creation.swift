@@ -39,7 +39,8 @@ extension StoreDirectory {
         let code = errno
         discardCreation(staging)
         guard code == EEXIST || code == ENOTEMPTY else {
-            throw .io(path: path, message: "cannot move the new database into place: \(String(cString: strerror(code)))")
+            let reason = String(cString: strerror(code))
+            throw .io(path: path, message: "cannot move the new database into place: \(reason)")
         }
         return false
     }
@@ -53,8 +54,8 @@ extension StoreDirectory {
         return rename(from, to) == 0
     }
 
-    /// Removes an unfinished creation: its marker, then the folder. Never recursive, so a folder
-    /// that holds anything else is left alone.
+    /// Removes an unfinished creation: its marker, then the folder. Never recursive: a folder
+    /// that holds anything else keeps it (only the marker goes).
     static func discardCreation(_ staging: String) {
         _ = unlink(staging + "/" + markerName)
         _ = rmdir(staging)

@@ -84,7 +84,8 @@ enum StoreDirectory {
             throw .io(path: path, message: "cannot read the root directory: \(lastErrorMessage())")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw .io(path: path, message: "the root is not a directory (it resolves to \(resolved)); choose a directory")
+            throw .io(
+                path: path, message: "the root is not a directory (it resolves to \(resolved)); choose a directory")
         }
         return resolved
     }
