@@ -10,7 +10,9 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ModelStore",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // Linux and macOS: the two places the system LevelDB below (apt, Homebrew) can be linked.
+    // iOS, tvOS and watchOS have no system LevelDB; the README says what a port would need.
+    platforms: [.macOS(.v13)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),

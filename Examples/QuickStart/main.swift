@@ -1,5 +1,6 @@
-// The quick-start demo that `make demo` runs. It uses the default directory
-// (~/.cache/ModelStore on Linux), shows each feature once, and deletes what it created.
+// The quick-start demo that `make demo` runs. It uses the default directory, which is
+// per program (~/.cache/ModelStore/modelstore-demo on Linux), shows each feature once, and
+// deletes what it created.
 //
 // The blocks between "README:" markers appear verbatim in README.md; a test keeps them
 // in sync.

@@ -52,7 +52,7 @@ struct ErrorMessageTests {
     func lockedMessageFromTheDirectoryLock() throws {
         let directory = TemporaryDirectory()
         let database = directory.path + "/db"
-        try StoreDirectory.prepare(database)
+        try StoreDirectory.prepare(database, root: directory.path)
         let holder = try DirectoryLock(directory: database)
         defer { holder.unlock() }
         do {

@@ -5,8 +5,8 @@ import ModelStore
 
 // README.md:39 is not compiled: Package.swift excerpt
 
-// README.md:56
-#sourceLocation(file: "README.md", line: 57)
+// README.md:77
+#sourceLocation(file: "README.md", line: 78)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -15,9 +15,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:64
-    func readmeLine64() throws {
-#sourceLocation(file: "README.md", line: 65)
+    /// README.md:85
+    func readmeLine85() throws {
+#sourceLocation(file: "README.md", line: 86)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -30,9 +30,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:74
-    func readmeLine74() throws {
-#sourceLocation(file: "README.md", line: 75)
+    /// README.md:95
+    func readmeLine95() throws {
+#sourceLocation(file: "README.md", line: 96)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -50,9 +50,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:116
-    func readmeLine116() throws {
-#sourceLocation(file: "README.md", line: 117)
+    /// README.md:148
+    func readmeLine148() throws {
+#sourceLocation(file: "README.md", line: 149)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -61,9 +61,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:124
-    func readmeLine124() throws {
-#sourceLocation(file: "README.md", line: 125)
+    /// README.md:156
+    func readmeLine156() throws {
+#sourceLocation(file: "README.md", line: 157)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -83,9 +83,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:160
-    func readmeLine160() throws {
-#sourceLocation(file: "README.md", line: 161)
+    /// README.md:192
+    func readmeLine192() throws {
+#sourceLocation(file: "README.md", line: 193)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -98,9 +98,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:179
-    func readmeLine179() async throws {
-#sourceLocation(file: "README.md", line: 180)
+    /// README.md:211
+    func readmeLine211() async throws {
+#sourceLocation(file: "README.md", line: 212)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -111,9 +111,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:195
-    func readmeLine195() throws {
-#sourceLocation(file: "README.md", line: 196)
+    /// README.md:227
+    func readmeLine227() throws {
+#sourceLocation(file: "README.md", line: 228)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -124,9 +124,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:209
-    func readmeLine209() throws {
-#sourceLocation(file: "README.md", line: 210)
+    /// README.md:241
+    func readmeLine241() throws {
+#sourceLocation(file: "README.md", line: 242)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -138,18 +138,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:224
-    func readmeLine224() throws {
-#sourceLocation(file: "README.md", line: 225)
+    /// README.md:256
+    func readmeLine256() throws {
+#sourceLocation(file: "README.md", line: 257)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:244
-    func readmeLine244() async throws {
-#sourceLocation(file: "README.md", line: 245)
+    /// README.md:276
+    func readmeLine276() async throws {
+#sourceLocation(file: "README.md", line: 277)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -161,9 +161,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:257
-    func readmeLine257() async throws {
-#sourceLocation(file: "README.md", line: 258)
+    /// README.md:289
+    func readmeLine289() async throws {
+#sourceLocation(file: "README.md", line: 290)
         for await change in store.changes() {
             print(change.key, change.kind)         // .set, .removed, .expired or .evicted
         }
@@ -172,9 +172,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:285
-    func readmeLine285() throws {
-#sourceLocation(file: "README.md", line: 286)
+    /// README.md:318
+    func readmeLine318() throws {
+#sourceLocation(file: "README.md", line: 319)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")

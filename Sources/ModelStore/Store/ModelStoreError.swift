@@ -15,13 +15,16 @@
 /// ```
 public enum ModelStoreError: Error, Sendable, Hashable {
     /// The database name is not allowed (empty, `.`, `..`, contains `/`, `\`, NUL or control
-    /// characters, or is longer than 200 UTF-8 bytes). Nothing was created on disk.
+    /// characters, is longer than 200 UTF-8 bytes, or starts with a prefix ModelStore reserves
+    /// for its own folders: `.modelstore-new-`, `.modelstore-trash-`). Nothing was created on disk.
     case invalidName(name: String, reason: String)
 
     /// The key is not allowed (empty, or longer than ``ModelStore/maximumKeyLength`` bytes).
     case invalidKey(key: String, reason: String)
 
-    /// The update policy or a per-record lifetime is not a positive, finite interval.
+    /// The update policy, a per-record lifetime or an expiry setting of the configuration
+    /// (sweep interval, limits, object cache size) is out of range. `reason` names the setting
+    /// and its valid values. Nothing was created on disk.
     case invalidPolicy(reason: String)
 
     /// Another process (or another open of the same directory under a different spelling)
@@ -49,6 +52,11 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// writes until it is reopened; reads keep working. `message` is the first failure's.
     case writesDisabled(path: String, message: String)
 
+    /// The database's directory was deleted (or moved away and replaced) while it was open, for
+    /// example by a cache cleaner, so this instance refuses writes that could not survive.
+    /// Open a new ``ModelStore``: it gets a fresh database at that path.
+    case directoryRemoved(path: String)
+
     /// The encoded record is larger than LevelDB accepts (its lengths are 32-bit).
     case valueTooLarge(key: String, byteCount: Int)
 
@@ -65,14 +73,16 @@ extension ModelStoreError: CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidName(name, reason):
-            return "Invalid database name \(name.debugDescription): \(Self.clause(reason)). Use a short name without "
-                + "slashes or control characters."
+            return "Invalid database name \(name.debugDescription): \(Self.clause(reason)). Use 1 to 200 UTF-8 "
+                + "bytes without slashes, backslashes, NUL or control characters, that is not a single or double "
+                + "dot and does not start with .modelstore-new- or .modelstore-trash-"
         case let .invalidKey(key, reason):
-            return "Invalid key \(Self.abbreviated(key)): \(Self.clause(reason))."
+            return "Invalid key \(Self.abbreviated(key)): \(Self.clause(reason)). "
+                + "Use 1 to \(ModelStore.maximumKeyLength) UTF-8 bytes."
         case let .invalidPolicy(reason):
             // The reason names the valid values: they differ between a policy, a record's
-            // lifetime and the sweep interval.
-            return "Invalid time interval: \(Self.clause(reason))."
+            // lifetime, the sweep interval and the limits.
+            return "Invalid setting: \(Self.clause(reason))."
         case let .locked(path, message):
             return "The database at \(path) is in use by another process (\(Self.clause(message))). "
                 + "Close it there first, or open a different database."
@@ -93,6 +103,10 @@ extension ModelStoreError: CustomStringConvertible {
         case let .writesDisabled(path, message):
             return "Writes to the database at \(path) are disabled after an earlier write failed "
                 + "(\(Self.clause(message))). Free disk space or fix the I/O problem, then reopen the store."
+        case let .directoryRemoved(path):
+            return "The directory of the database at \(path) was deleted or replaced while the database was open "
+                + "(a cache cleaner?), so writes to it cannot be kept. Open a new ModelStore: it starts a fresh "
+                + "database there."
         case let .valueTooLarge(key, byteCount):
             return "The record for key \(Self.abbreviated(key)) is \(byteCount) bytes, larger than LevelDB accepts."
         case let .encodingFailed(key, type, message):

@@ -3,16 +3,49 @@ import Foundation
 import ModelStore
 
 /// `--root`, shared by every command.
+///
+/// It has no default: ModelStore's default directory is per program
+/// (`<caches>/ModelStore/<program>`, the program's `ModelStore.defaultDirectory`), and the
+/// tool's own would be none of them. Without `--root` the tool says where the programs' folders
+/// are and which exist, so the right one is one copy and paste away.
 struct RootOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The directory that holds the databases (default: \(ModelStore.defaultDirectory.path)).",
+            "The directory that holds the databases (required). A program's default is "
+                + "\(Self.programsFolder.path)/<program>, its ModelStore.defaultDirectory.",
             valueName: "path"))
     var root: String?
 
-    /// The root to work in.
+    /// `<caches>/ModelStore`, which holds each program's default directory.
+    static var programsFolder: URL { ModelStore.defaultDirectory.deletingLastPathComponent() }
+
+    func validate() throws {
+        guard root == nil else { return }
+        let folder = Self.programsFolder.path
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let programs = entries.filter { entry in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: folder + "/" + entry, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+                && !FileManager.default.fileExists(atPath: folder + "/" + entry + "/" + StoreRoot.markerName)
+        }
+        var message = "--root is required. Each program keeps its databases in its own folder, "
+            + "\(folder)/<program> by default."
+        if let first = programs.first {
+            message += " Programs with folders there: \(programs.joined(separator: ", ")). "
+                + "For example: --root \(folder)/\(first)"
+        } else {
+            message += " No program has a folder there yet."
+        }
+        if entries.contains(where: { StoreRoot(url: Self.programsFolder).isDatabase($0) }) {
+            message += " \(folder) itself holds databases of an earlier ModelStore version: --root \(folder)"
+        }
+        throw ValidationError(message)
+    }
+
+    /// The root to work in (``validate()`` made sure one was given).
     var storeRoot: StoreRoot {
-        StoreRoot(url: root.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelStore.defaultDirectory)
+        StoreRoot(url: URL(fileURLWithPath: root ?? Self.programsFolder.path, isDirectory: true))
     }
 
     /// ` --root PATH` when a root was given, for commands the tool suggests in messages.
