@@ -7,6 +7,8 @@ import Logging
 /// else in any ModelStore process can open, repair or delete the database meanwhile.
 enum DatabaseOpener {
     static func open(path: String, options: EngineOptions, logger: Logger) throws(ModelStoreError) -> LevelDB {
+        try finishInterruptedRepair(path: path, options: options, logger: logger)
+        DatabaseTrash.scheduleCleanup(inRootOf: path, logger: logger)
         let failure: LevelDBFailure
         do {
             return try openChecked(path: path, options: options)
@@ -36,6 +38,9 @@ enum DatabaseOpener {
 
         case .reset:
             logger.warning("Database is damaged; deleting its LevelDB files and starting empty", metadata: metadata)
+            // LevelDB's LOCK first, as for a repair: never delete files another client holds.
+            let levelDBLock = try LevelDBFileLock(directory: path)
+            defer { levelDBLock.release() }
             let removed = try DatabaseFiles.removeLevelDBFiles(in: path)
             metadata["deletedFiles"] = "\(removed.joined(separator: " "))"
             logger.notice("Reset damaged database", metadata: metadata)
@@ -48,6 +53,20 @@ enum DatabaseOpener {
                 metadata: ["database": "\(path)", "error": "\(error.message)"])
             throw error.storeError(path: path)
         }
+    }
+
+    /// A repair killed before it finished left its journal: finish it before LevelDB sees
+    /// the half-repaired files (it would delete the converted tables as obsolete). Runs
+    /// whatever the corruption policy: the repair was asked for, and restoring alone could
+    /// leave a database the policy then refuses.
+    private static func finishInterruptedRepair(
+        path: String, options: EngineOptions, logger: Logger
+    ) throws(ModelStoreError) {
+        guard let report = try DatabaseRepairer.finishInterruptedRepair(path: path, options: options) else { return }
+        logger.warning("Finished a repair that was interrupted", metadata: [
+            "database": "\(path)", "recordsReadable": "\(report.recordsReadable)",
+            "discardedLogRecords": "\(report.discardedLogRecords)",
+        ])
     }
 
     private static func openChecked(path: String, options: EngineOptions) throws(LevelDBFailure) -> LevelDB {
