@@ -97,7 +97,10 @@ enum DatabaseFiles {
                 try remove(name, kind: kind, in: directory)
                 removed.append(name)
             }
-            if kind == .current { try syncDirectory(directory) }
+            if kind == .current {
+                try syncDirectory(directory)
+                CrashPoint.resetStarted.reached()
+            }
         }
         try syncDirectory(directory)
         return removed.sorted()

@@ -24,6 +24,8 @@ enum CrashPoint: String, CaseIterable {
     case repairCommitted = "repair-committed"
     /// A restore from the backup removed the directory's LevelDB files and linked none back.
     case restoreEmptied = "restore-emptied"
+    /// A reset removed `CURRENT`; the other LevelDB files and its journal are still there.
+    case resetStarted = "reset-started"
     /// A deleted database's folder was renamed to a trash folder; nothing is removed yet.
     case deleteRenamed = "delete-renamed"
     /// A trash folder is empty except for its marker.

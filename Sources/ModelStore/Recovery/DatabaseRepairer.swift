@@ -40,15 +40,24 @@ enum DatabaseRepairer {
         }
 
         var discarded = 0
-        for name in try DatabaseFiles.listing(of: path) where DatabaseFiles.kind(ofName: name) == .writeAheadLog {
-            discarded += try LevelDBLogScrubber.scrub(logAt: path + "/" + name)
-        }
-        CrashPoint.repairScrubbed.reached()
-        do {
-            try LevelDB.repair(path: path, options: options)
+        do throws(ModelStoreError) {
+            for name in try DatabaseFiles.listing(of: path) where DatabaseFiles.kind(ofName: name) == .writeAheadLog {
+                discarded += try LevelDBLogScrubber.scrub(logAt: path + "/" + name)
+            }
+            CrashPoint.repairScrubbed.reached()
+            do {
+                try LevelDB.repair(path: path, options: options)
+            } catch {
+                throw error.storeError(path: path)
+            }
         } catch {
-            // The journal stays: the next open or repair restores the files and tries again.
-            throw error.storeError(path: path)
+            // Roll back: put the files back as they were and drop the journal, so a repair
+            // that cannot succeed does not make every later open fail the same way. Killed
+            // during the rollback, the journal is still there and the next open or repair
+            // restores and tries again.
+            try RepairJournal.restore(in: path)
+            try RepairJournal.commit(in: path)
+            throw error
         }
         CrashPoint.repairRepaired.reached()
         try RepairJournal.commit(in: path)

@@ -165,6 +165,21 @@ struct RepairCrashTests {
         #expect(DatabaseFiles.names(in: sample.url.path).filter { $0 != "LOG.old" } == before.filter { $0 != "LOG.old" })
     }
 
+    @Test("A repair that fails puts every file back and leaves no journal")
+    func failedRepairRollsBack() throws {
+        let fixture = Fixture()
+        let sample = try SampleDatabase(fixture, count: 300, placement: .log)
+        // The scrubber refuses a log that is a symbolic link (it never follows links).
+        try FileManager.default.createSymbolicLink(
+            atPath: sample.url.path + "/000099.log", withDestinationPath: fixture.directory.path + "/elsewhere")
+        let before = DatabaseFiles.names(in: sample.url.path)
+        #expect(errorCase { _ = try ModelStore.repair(named: "db", in: fixture.directory.url) } == "io")
+        #expect(DatabaseFiles.names(in: sample.url.path).filter { !$0.hasPrefix("LOG") }
+            == before.filter { !$0.hasPrefix("LOG") })
+        try FileManager.default.removeItem(atPath: sample.url.path + "/000099.log")
+        #expect(try sample.readAll() == [.exact: 300])
+    }
+
     @Test("The log scrubber replaces a damaged log with a checked copy and never writes through its inode")
     func scrubberWritesACopy() throws {
         let fixture = Fixture()

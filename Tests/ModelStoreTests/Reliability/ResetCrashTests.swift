@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// `.reset` deletes several files; a kill in between must not leave part of the data for a
+/// later open to bring back or to report as damage.
+@Suite("Crash safety: SIGKILL during a reset", .serialized)
+struct ResetCrashTests {
+    @Test("Killed after a reset removed CURRENT, the next open finishes the reset whatever its policy",
+          arguments: [CorruptionPolicy.fail, .repair])
+    func killedDuringReset(nextPolicy: CorruptionPolicy) throws {
+        let fixture = Fixture()
+        let sample = try SampleDatabase(fixture, count: 500, placement: .tables)
+        try FileDamage.overwrite(sample.url.path + "/CURRENT", with: Array("garbage\n".utf8))
+        let helper = try KillableHelper(
+            ["open-with-policy", fixture.directory.path, "db", "reset"],
+            environment: ["MODELSTORE_TEST_CRASH_AT": CrashPoint.resetStarted.rawValue])
+        let lines = helper.finish()
+        #expect(helper.process.terminationReason == .uncaughtSignal, "not killed: \(lines)")
+        #expect(!FileDamage.files(.table, in: sample.url).isEmpty)  // the kill came half-way
+
+        var configuration = fixture.quietConfiguration
+        configuration.corruptionPolicy = nextPolicy
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        defer { try? store.close() }
+        #expect(try store.count() == 0)
+        #expect(!DatabaseFiles.names(in: sample.url.path).contains(DatabaseResetter.journalName))
+    }
+}
