@@ -34,9 +34,12 @@ enum DatabaseResetter {
         try DatabaseFiles.writeSynced(journalContents, to: path + "/" + journalName)
         try DatabaseFiles.syncDirectory(path)
         let removed = try DatabaseFiles.removeLevelDBFiles(in: path)
-        // A repair's journal and backup describe files that no longer exist.
+        // A repair's journal and backup describe files that no longer exist (journal first,
+        // as in a commit: a journal must never outlive its backup).
+        guard unlink(path + "/" + RepairJournal.journalName) == 0 || errno == ENOENT else {
+            throw .io(path: path, message: "cannot remove the repair's journal: \(StoreDirectory.lastErrorMessage())")
+        }
         try RepairJournal.removeBackup(in: path)
-        _ = unlink(path + "/" + RepairJournal.journalName)
         guard unlink(path + "/" + journalName) == 0 || errno == ENOENT else {
             throw .io(path: path, message: "cannot remove the reset's journal: \(StoreDirectory.lastErrorMessage())")
         }
