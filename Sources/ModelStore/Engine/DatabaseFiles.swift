@@ -150,7 +150,8 @@ extension DatabaseFiles {
     static func syncDirectory(_ directory: String) throws(ModelStoreError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw .io(path: directory, message: "cannot open the directory to flush it: \(StoreDirectory.lastErrorMessage())")
+            throw .io(
+                path: directory, message: "cannot open the directory to flush it: \(StoreDirectory.lastErrorMessage())")
         }
         defer { _ = closeDescriptor(fd) }
         guard fsync(fd) == 0 else {
@@ -167,9 +168,13 @@ extension DatabaseFiles {
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw .io(path: path, message: "cannot write: \(StoreDirectory.lastErrorMessage())") }
+            guard count > 0 else {
+                throw .io(path: path, message: "cannot write: \(StoreDirectory.lastErrorMessage())")
+            }
             written += count
         }
-        guard fsync(fd) == 0 else { throw .io(path: path, message: "cannot flush: \(StoreDirectory.lastErrorMessage())") }
+        guard fsync(fd) == 0 else {
+            throw .io(path: path, message: "cannot flush: \(StoreDirectory.lastErrorMessage())")
+        }
     }
 }

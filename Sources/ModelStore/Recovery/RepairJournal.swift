@@ -71,12 +71,14 @@ enum RepairJournal {
         let backup = directory + "/" + backupName
         try removeBackup(in: directory)
         guard mkdir(backup, 0o755) == 0 else {
-            throw .io(path: backup, message: "cannot create the repair's backup folder: \(StoreDirectory.lastErrorMessage())")
+            throw .io(
+                path: backup, message: "cannot create the repair's backup folder: \(StoreDirectory.lastErrorMessage())")
         }
         for name in try DatabaseFiles.listing(of: directory) where backedUp.contains(DatabaseFiles.kind(ofName: name)) {
             guard link(directory + "/" + name, backup + "/" + name) == 0 else {
-                throw .io(path: directory + "/" + name,
-                          message: "cannot link the file into the repair's backup: \(StoreDirectory.lastErrorMessage())")
+                throw .io(
+                    path: directory + "/" + name,
+                    message: "cannot link the file into the repair's backup: \(StoreDirectory.lastErrorMessage())")
             }
         }
         try DatabaseFiles.syncDirectory(backup)
@@ -89,7 +91,8 @@ enum RepairJournal {
     /// Marks the repair finished (removes the journal), then removes the backup.
     static func commit(in directory: String) throws(ModelStoreError) {
         guard unlink(directory + "/" + journalName) == 0 || errno == ENOENT else {
-            throw .io(path: directory, message: "cannot remove the repair's journal: \(StoreDirectory.lastErrorMessage())")
+            throw .io(
+                path: directory, message: "cannot remove the repair's journal: \(StoreDirectory.lastErrorMessage())")
         }
         try DatabaseFiles.syncDirectory(directory)
         CrashPoint.repairCommitted.reached()
@@ -116,8 +119,9 @@ enum RepairJournal {
             switch DatabaseFiles.kind(ofName: name) {
             case .current, .manifest, .writeAheadLog, .table, .temporary:
                 guard unlink(directory + "/" + name) == 0 || errno == ENOENT else {
-                    throw .io(path: directory + "/" + name,
-                              message: "cannot remove a file of the interrupted repair: \(StoreDirectory.lastErrorMessage())")
+                    throw .io(
+                        path: directory + "/" + name,
+                        message: "cannot remove a file of the interrupted repair: \(StoreDirectory.lastErrorMessage())")
                 }
             default:
                 continue  // the marker, the journal, the backup, LOCK, LOG, lost/
@@ -126,8 +130,9 @@ enum RepairJournal {
         CrashPoint.restoreEmptied.reached()
         for name in saved where backedUp.contains(DatabaseFiles.kind(ofName: name)) {
             guard link(backup + "/" + name, directory + "/" + name) == 0 else {
-                throw .io(path: backup + "/" + name,
-                          message: "cannot restore the file from the repair's backup: \(StoreDirectory.lastErrorMessage())")
+                throw .io(
+                    path: backup + "/" + name,
+                    message: "cannot restore the file from the repair's backup: \(StoreDirectory.lastErrorMessage())")
             }
         }
         try DatabaseFiles.syncDirectory(directory)

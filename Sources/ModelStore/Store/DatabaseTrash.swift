@@ -37,7 +37,8 @@ enum DatabaseTrash {
     static func delete(_ path: String, root: String) throws(ModelStoreError) {
         let name = prefix + UUID().uuidString
         guard rename(path, root + "/" + name) == 0 else {
-            throw .io(path: path, message: "cannot move the database aside to delete it: \(StoreDirectory.lastErrorMessage())")
+            let reason = StoreDirectory.lastErrorMessage()
+            throw .io(path: path, message: "cannot move the database aside to delete it: \(reason)")
         }
         // Durable before anything is removed, so after a power loss the database is either
         // whole under its name or recognisable trash.
@@ -155,11 +156,15 @@ enum DatabaseTrash {
         }
     }
 
-    private static func removeEntry(_ name: String, in fd: Int32, path: String, directory: Bool) throws(ModelStoreError) {
+    private static func removeEntry(
+        _ name: String, in fd: Int32, path: String, directory: Bool
+    ) throws(ModelStoreError) {
         try removeEntry(Array(name.utf8CString), in: fd, shown: path + "/" + name, directory: directory)
     }
 
-    private static func removeEntry(_ name: [CChar], in fd: Int32, shown: String, directory: Bool) throws(ModelStoreError) {
+    private static func removeEntry(
+        _ name: [CChar], in fd: Int32, shown: String, directory: Bool
+    ) throws(ModelStoreError) {
         var result = unlinkat(fd, name, directory ? AT_REMOVEDIR : 0)
         if result != 0 && directory && errno == ENOTDIR {
             result = unlinkat(fd, name, 0)  // a directory swapped for a link or file

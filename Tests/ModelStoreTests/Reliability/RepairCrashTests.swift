@@ -68,8 +68,9 @@ struct RepairCrashTests {
         #expect(left.isEmpty, "\(context): left behind \(left)")
     }
 
-    @Test("Killed just after LevelDB archived the log (20,000 records in tables, 40,000 in the log), the next open has them all",
-          arguments: Way.allCases)
+    @Test(
+        "Killed just after LevelDB archived the log (20,000 in tables, 40,000 in the log), the next open has them all",
+        arguments: Way.allCases)
     func killedAfterLogArchived(way: Way) throws {
         let fixture = Fixture()
         let pristine = try Self.makeDatabase(fixture, name: "pristine", tables: 20_000, log: 40_000, way: way)
@@ -162,7 +163,8 @@ struct RepairCrashTests {
         let before = DatabaseFiles.names(in: sample.url.path)
         #expect(errorCase { _ = try fixture.openQuietly() } == "corrupted")
         #expect(errorCase { _ = try ModelStore.repair(named: "db", in: fixture.directory.url) } == "corrupted")
-        #expect(DatabaseFiles.names(in: sample.url.path).filter { $0 != "LOG.old" } == before.filter { $0 != "LOG.old" })
+        let after = DatabaseFiles.names(in: sample.url.path)
+        #expect(after.filter { $0 != "LOG.old" } == before.filter { $0 != "LOG.old" })
     }
 
     @Test("A repair that fails puts every file back and leaves no journal")
