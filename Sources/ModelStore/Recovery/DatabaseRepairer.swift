@@ -23,6 +23,9 @@ enum DatabaseRepairer {
     static func repair(path: String, options: EngineOptions) throws(ModelStoreError) -> RepairReport {
         let clock = ContinuousClock()
         let started = clock.now
+        // An interrupted reset is finished first: the repair would bring back part of what
+        // it was deleting. (Before our LevelDB lock: the resetter takes its own.)
+        _ = try DatabaseResetter.finishInterruptedReset(path: path)
         // LevelDB's repair takes no lock of its own: take LevelDB's LOCK first, so a database
         // that another LevelDB client (not ModelStore) holds is refused before any change.
         let levelDBLock = try LevelDBFileLock(directory: path)
@@ -60,6 +63,7 @@ enum DatabaseRepairer {
             throw error
         }
         CrashPoint.repairRepaired.reached()
+        try DatabaseFiles.syncLevelDBFiles(in: path)
         try RepairJournal.commit(in: path)
 
         // Read before the open below rotates LOG to LOG.old.
