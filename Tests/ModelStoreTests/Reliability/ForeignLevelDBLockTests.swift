@@ -63,6 +63,22 @@ struct ForeignLevelDBLockTests {
         #expect(fixture.directory.entries().isEmpty)
     }
 
+    @Test("The .repair and .reset policies are refused with locked and change no file",
+          arguments: [CorruptionPolicy.repair, .reset])
+    func policyRefused(policy: CorruptionPolicy) throws {
+        let fixture = Fixture()
+        let sample = try SampleDatabase(fixture, count: 200, placement: .tables)
+        let holder = try holdWithLevelDB(fixture)
+        defer { holder.finish() }
+        // Damage ModelStore detects before LevelDB's open (and its lock) is reached.
+        try FileManager.default.removeItem(atPath: sample.url.path + "/CURRENT")
+        let before = snapshot(sample.url)
+        var configuration = fixture.quietConfiguration
+        configuration.corruptionPolicy = policy
+        #expect(errorCase { _ = try ModelStore(name: "db", policy: .never, configuration: configuration) } == "locked")
+        #expect(snapshot(sample.url) == before)
+    }
+
     @Test("After a repair, LevelDB's lock is free again: the repaired database opens here and in another process")
     func lockReleasedAfterRepair() throws {
         let fixture = Fixture()
