@@ -52,7 +52,8 @@ let package = Package(
         // A tiny program the tests spawn to hold a database from a second process.
         .executableTarget(
             name: "ModelStoreTestHelper",
-            dependencies: ["ModelStore"],
+            // CLevelDB: a mode holds a database through LevelDB's C API, as a foreign program would.
+            dependencies: ["ModelStore", "CLevelDB", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ModelStoreTestHelper",
             swiftSettings: strictSettings
         ),

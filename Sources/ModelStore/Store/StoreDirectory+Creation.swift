@@ -71,7 +71,7 @@ extension StoreDirectory {
             let name = withUnsafeBytes(of: entry.pointee.d_name) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard name.hasPrefix(creationPrefix) else { continue }
+            guard name.utf8.starts(with: creationPrefix.utf8) else { continue }
             let path = root + "/" + name
             var info = stat()
             guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }

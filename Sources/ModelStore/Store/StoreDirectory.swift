@@ -18,7 +18,7 @@ import Darwin
 //                                    then renamed to <name> in one step (StoreDirectory+Creation)
 //     .modelstore-trash-<uuid>/      a database being deleted (renamed first, so a crash
 //                                    mid-delete never leaves a half-deleted database behind
-//                                    under its name); removed by the next delete
+//                                    under its name); see DatabaseTrash
 //
 // ModelStore never opens, repairs or deletes a folder without the marker, and never follows
 // a symbolic link in the root, so user files next to the databases are left alone.
@@ -155,18 +155,10 @@ enum StoreDirectory {
         }
     }
 
-    /// Removes a database directory: renames it out of the way, then deletes the renamed tree
-    /// without following symbolic links. The caller holds the directory's ``DirectoryLock``.
+    /// Removes a database directory through a trash folder (see ``DatabaseTrash``). The
+    /// caller holds the directory's ``DirectoryLock`` and ``LevelDBFileLock``.
     static func remove(_ path: String, root: String) throws(ModelStoreError) {
-        let trash = root + "/" + trashPrefix + UUID().uuidString
-        guard rename(path, trash) == 0 else {
-            throw .io(path: path, message: "cannot move the database aside to delete it: \(lastErrorMessage())")
-        }
-        do {
-            try FileManager.default.removeItem(atPath: trash)
-        } catch {
-            throw .io(path: path, message: "cannot delete the database's files: \(error.localizedDescription)")
-        }
+        try DatabaseTrash.delete(path, root: root)
     }
 
     static func lastErrorMessage() -> String {

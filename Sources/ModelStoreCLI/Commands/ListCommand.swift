@@ -6,7 +6,11 @@ struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the databases under the root, with record counts and size on disk.",
-        discussion: "Folders without ModelStore's .modelstore marker are not databases and are skipped.")
+        discussion: """
+            Folders without ModelStore's .modelstore marker are not databases and are skipped. \
+            A deletion a crash interrupted (a .modelstore-trash-* folder) is listed with status \
+            "deleting"; the next delete, delete-all or open in the root finishes it.
+            """)
 
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
@@ -38,7 +42,12 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let storeRoot = root.storeRoot
-        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) }
+        // Before any database is opened: an open finishes interrupted deletions in the background.
+        let deleting = storeRoot.pendingDeletions().map { name in
+            Row(name: name, records: nil, bytesOnDisk: storeRoot.diskUsage(of: name).bytes,
+                status: StoreRoot.pendingDeletionStatus, error: nil)
+        }
+        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) } + deleting
         if output.json {
             print(try JSONOutput.pretty(rows))
             return

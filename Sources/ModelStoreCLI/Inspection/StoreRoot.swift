@@ -8,10 +8,6 @@ import Foundation
 struct StoreRoot {
     /// The marker file that makes a folder a ModelStore database.
     static let markerName = ".modelstore"
-    /// The prefix of folders ModelStore is in the middle of deleting.
-    static let trashPrefix = ".modelstore-trash-"
-    /// The prefix of folders in which ModelStore builds a new database before renaming it.
-    static let creationPrefix = ".modelstore-new-"
 
     /// The root directory.
     let url: URL
