@@ -6,7 +6,7 @@ SWIFT ?= swift
 dependencies:
 	@./scripts/install-dependencies
 
-# Runs the quick-start demo on the default directory (~/.cache/ModelStore on Linux).
+# Runs the quick-start demo on its default directory (~/.cache/ModelStore/modelstore-demo on Linux).
 demo: dependencies
 	$(SWIFT) run modelstore-demo
 

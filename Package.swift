@@ -10,7 +10,9 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ModelStore",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // Linux and macOS: the two places the system LevelDB below (apt, Homebrew) can be linked.
+    // iOS, tvOS and watchOS have no system LevelDB; the README says what a port would need.
+    platforms: [.macOS(.v13)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
@@ -20,6 +22,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
+        .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
         // Only for `swift package generate-documentation`; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
@@ -48,7 +52,8 @@ let package = Package(
         // A tiny program the tests spawn to hold a database from a second process.
         .executableTarget(
             name: "ModelStoreTestHelper",
-            dependencies: ["ModelStore"],
+            // CLevelDB: a mode holds a database through LevelDB's C API, as a foreign program would.
+            dependencies: ["ModelStore", "CLevelDB", .product(name: "Logging", package: "swift-log")],
             path: "Tests/ModelStoreTestHelper",
             swiftSettings: strictSettings
         ),
@@ -68,6 +73,7 @@ let package = Package(
                 "ModelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CSV", package: "CSV.swift"),
             ],
             path: "Examples/ImportJob",
             swiftSettings: strictSettings
@@ -77,6 +83,14 @@ let package = Package(
             name: "ModelStoreCLITests",
             dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob"],
             swiftSettings: strictSettings
+        ),
+        // README.md's Swift examples, extracted by scripts/extract-readme-snippets: building
+        // the tests compiles them. Never run. Warnings are off because the examples show
+        // results they do not use (`try store.contains("user")`); errors still fail the build.
+        .testTarget(
+            name: "ReadmeSnippets",
+            dependencies: ["ModelStore"],
+            swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
         ),
         .testTarget(
             name: "ModelStoreTests",

@@ -4,8 +4,8 @@ import Foundation
 enum InputFormat: String, CaseIterable, Sendable {
     /// One JSON object per line.
     case ndjson
-    /// Comma-separated values with a header line; fields may be quoted (`"Smith, Ada"`,
-    /// `""` for a quote) but may not span lines.
+    /// Comma-separated values (RFC 4180) with a header line naming the columns; quoted fields
+    /// may hold commas, doubled quotes and line breaks.
     case csv
 
     /// The format a file name's extension suggests: `.csv` is CSV, anything else NDJSON.
@@ -14,45 +14,53 @@ enum InputFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// Lines that could not be imported: counted, and the first few kept to show the user.
-final class SkippedLines {
-    private(set) var count = 0
+/// What the import met in the input besides customers: lines skipped as malformed (counted,
+/// the first few kept to show the user), blank lines, and the problem that stopped reading
+/// early, if any.
+final class InputTally {
+    private(set) var skipped = 0
     private(set) var examples: [String] = []
+    private(set) var blankLines = 0
+    /// Set when the input cannot be read on (invalid UTF-8, a read error): the records before
+    /// it are imported, nothing after it.
+    private(set) var stop: ImportFailure?
 
-    func skip(line: Int, reason: String) {
-        count += 1
-        if examples.count < 5 { examples.append("line \(line): \(reason)") }
+    func skip(lines: ClosedRange<Int>, reason: String) {
+        skipped += 1
+        let place = lines.count == 1 ? "line \(lines.lowerBound)" : "lines \(lines.lowerBound)-\(lines.upperBound)"
+        if examples.count < 5 { examples.append("\(place): \(reason)") }
+    }
+
+    func blank() {
+        blankLines += 1
+    }
+
+    func stop(_ failure: ImportFailure) {
+        if stop == nil { stop = failure }
     }
 }
 
-/// The customers in an input file, parsed lazily one line at a time; malformed lines are
-/// skipped and recorded in ``skipped``, so one bad line does not abort a large import.
+/// The customers in an input file, parsed lazily one record at a time; malformed lines are
+/// skipped and recorded in ``tally``, so one bad line does not abort a large import.
 struct CustomerRecords: Sequence {
-    let reader: LineReader
     let format: InputFormat
-    let skipped = SkippedLines()
-    /// For CSV: where each of ``Customer/columns`` sits in a line.
-    private let columnIndexes: [Int]
+    let tally = InputTally()
+    /// Bytes taken from the file so far, for progress.
+    let bytesRead = ByteCounter()
+    private let source: Source
+
+    private enum Source {
+        case ndjson(LineReader)
+        case csv(CSVCustomerReader)
+    }
 
     /// Opens `url`; for CSV, reads the header line now so a wrong header fails before any
     /// record is written.
     init(url: URL, format: InputFormat) throws {
-        reader = try LineReader(url: url)
         self.format = format
-        guard format == .csv else {
-            columnIndexes = []
-            return
-        }
-        guard let header = reader.next() else {
-            throw ImportFailure("\(url.path) is empty; a CSV file needs a header line")
-        }
-        let names = CSV.fields(of: header) ?? []
-        columnIndexes = try Customer.columns.map { column in
-            guard let index = names.firstIndex(of: column) else {
-                throw ImportFailure(
-                    "the CSV header has no \"\(column)\" column; expected \(Customer.columns.joined(separator: ","))")
-            }
-            return index
+        switch format {
+        case .ndjson: source = .ndjson(try LineReader(url: url, bytesRead: bytesRead))
+        case .csv: source = .csv(try CSVCustomerReader(url: url, tally: tally, bytesRead: bytesRead))
         }
     }
 
@@ -60,7 +68,7 @@ struct CustomerRecords: Sequence {
         Iterator(records: self)
     }
 
-    /// Walks the lines, returning the next customer that parses.
+    /// Walks the input, returning the next customer that parses.
     struct Iterator: IteratorProtocol {
         let records: CustomerRecords
         private let decoder = JSONDecoder()
@@ -70,32 +78,32 @@ struct CustomerRecords: Sequence {
         }
 
         mutating func next() -> Customer? {
-            while let line = records.reader.next() {
-                if line.allSatisfy(\.isWhitespace) { continue }
-                do {
-                    return try parse(line)
-                } catch {
-                    records.skipped.skip(line: records.reader.lineNumber, reason: "\(error)")
-                }
+            switch records.source {
+            case .csv(let reader): return reader.next()
+            case .ndjson(let reader): return nextJSON(from: reader)
             }
-            return nil
         }
 
-        private func parse(_ line: String) throws -> Customer {
-            switch records.format {
-            case .ndjson:
-                return try decoder.decode(Customer.self, from: Data(line.utf8))
-            case .csv:
-                guard let fields = CSV.fields(of: line) else { throw ImportFailure("unbalanced quotes") }
-                let values = records.columnIndexes.map { $0 < fields.count ? fields[$0] : nil }
-                guard values.allSatisfy({ $0 != nil }) else {
-                    throw ImportFailure("expected \(Customer.columns.count) columns, found \(fields.count)")
+        private func nextJSON(from reader: LineReader) -> Customer? {
+            let tally = records.tally
+            guard tally.stop == nil else { return nil }
+            while let line = reader.next() {
+                guard reader.lineIsValidUTF8 else {
+                    tally.stop(.invalidUTF8(line: reader.lineNumber))
+                    return nil
                 }
-                guard let id = Int(values[0]!) else {
-                    throw ImportFailure("id \(values[0]!.debugDescription) is not a number")
+                if line.allSatisfy(\.isWhitespace) {
+                    tally.blank()
+                    continue
                 }
-                return Customer(id: id, name: values[1]!, email: values[2]!, city: values[3]!, signedUp: values[4]!)
+                do {
+                    return try decoder.decode(Customer.self, from: Data(line.utf8))
+                } catch {
+                    tally.skip(lines: reader.lineNumber...reader.lineNumber, reason: "\(error)")
+                }
             }
+            if let error = reader.readError { tally.stop(ImportFailure("reading the file failed: \(error)")) }
+            return nil
         }
     }
 }
@@ -106,5 +114,10 @@ struct ImportFailure: Error, CustomStringConvertible {
 
     init(_ description: String) {
         self.description = description
+    }
+
+    /// The input is not UTF-8 at `line`.
+    static func invalidUTF8(line: Int) -> ImportFailure {
+        ImportFailure("line \(line) is not valid UTF-8; save the file as UTF-8 and import it again")
     }
 }

@@ -7,24 +7,33 @@ import ModelStore
 /// database in atomic batches, then sweeps expired records and reports timings.
 ///
 /// ```
-/// modelstore-import --generate 100000 customers.ndjson     # write a sample file
-/// modelstore-import customers.ndjson --root /tmp/stores     # import it
+/// modelstore-import --generate 100000 /tmp/customers.ndjson   # write a sample file
+/// modelstore-import /tmp/customers.ndjson --root /tmp/stores   # import it
 /// ```
-@main
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modelstore-import",
         abstract: "Import a large NDJSON or CSV file of customers into a ModelStore database.",
         discussion: """
-            The file is read line by line and written in atomic batches, so memory stays flat \
-            whatever its size. Malformed lines are skipped and reported. After the import, \
-            expired records are swept.
+            The file is read one record at a time and written in atomic batches, so memory stays \
+            flat whatever its size. The file must be UTF-8: reading stops at the first line that is \
+            not, and the job fails naming it. Malformed lines (a CSV line with more or fewer columns \
+            than the header, a JSON line that is not a customer) are skipped and reported, as are \
+            blank lines and records that replaced one with the same id. After the import, expired \
+            records are swept. Exit codes: 0 success, 1 failure, 2 usage error.
             """)
 
-    @Argument(help: "The input file (.csv for CSV, anything else NDJSON).")
+    @Argument(help: "The input file (.csv for CSV, anything else NDJSON); with --generate, the file to write.")
     var file: String
 
-    @Option(help: ArgumentHelp("Instead of importing, write a sample file of this many customers.", valueName: "count"))
+    // `.unconditional` so a negative number reaches validate() instead of being read as an option.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Instead of importing, write a sample file of this many customers to <file>. Only that path is "
+                + "written (relative paths are relative to the current directory): name one outside the "
+                + "repository, such as /tmp/customers.ndjson.",
+            valueName: "count"))
     var generate: Int?
 
     @Option(help: "The database to import into.")
@@ -33,16 +42,26 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The directory that holds the databases (default: ModelStore's).", valueName: "path"))
     var root: String?
 
-    @Option(help: "Customers per atomic batch.")
+    @Option(parsing: .unconditional, help: "Customers per atomic batch.")
     var batchSize = 1_000
 
-    @Option(help: "The database's update policy: lowest, low, middle, high, highest, never, or seconds.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "The database's update policy: lowest, low, middle, high, highest, never, or a positive number of "
+                + "seconds."))
     var policy = "lowest"
 
     func validate() throws {
-        if let generate, generate < 0 { throw ValidationError("--generate needs a count of 0 or more.") }
-        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1.") }
-        if Self.updatePolicy(policy) == nil { throw ValidationError("unknown policy \(policy.debugDescription).") }
+        if let generate, generate < 0 {
+            throw ValidationError("--generate needs a count of 0 or more; got \(generate).")
+        }
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1; got \(batchSize).") }
+        if Self.updatePolicy(policy) == nil {
+            throw ValidationError(
+                "unknown policy \(policy.debugDescription); use lowest, low, middle, high, highest, never, "
+                    + "or a positive number of seconds.")
+        }
     }
 
     func run() async throws {
@@ -57,27 +76,42 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     private func importFile(_ url: URL, format: InputFormat) async throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
+        let size = try Self.inputSize(of: url)
         let records = try CustomerRecords(url: url, format: format)
         let store = try ModelStore(name: name, policy: Self.updatePolicy(policy)!, configuration: configuration)
         defer { try? store.close() }
 
-        let progress = ProgressLine(totalBytes: size, bytesRead: records.reader.bytesRead)
+        // Records that replace one with the same key, counted without remembering every id
+        // (which would make memory grow with the file): written minus the keys added.
+        let before = try store.count()
+        let progress = ProgressLine(totalBytes: size, bytesRead: records.bytesRead)
         let report = try await store.importObjects(records, key: \.key, batchSize: batchSize) { step in
             progress.update(records: step.completed)
         }
         progress.finish()
-        if let error = records.reader.readError {
-            throw ImportFailure("reading \(url.path) failed after \(report.written) records: \(error)")
+        let replaced = max(0, report.written - (try store.count() - before))
+        let tally = records.tally
+        if let stop = tally.stop {
+            throw ImportFailure(
+                "\(url.path): \(stop); the \(report.written) records before it were imported into \(name), "
+                    + "none after it.")
         }
         let rate = Double(report.written) / max(seconds(report.duration), 1e-9)
         let batches = "\(report.chunks) batch\(report.chunks == 1 ? "" : "es") of up to \(batchSize)"
         print(
             "Imported \(report.written) records from \(url.lastPathComponent) into \(name) in "
                 + "\(describe(report.duration)) (\(Int(rate)) records/s, \(batches)).")
-        if records.skipped.count > 0 {
-            print("Skipped \(records.skipped.count) malformed line\(records.skipped.count == 1 ? "" : "s"):")
-            for example in records.skipped.examples { print("  \(example)") }
+        if replaced > 0 {
+            print(
+                "Replaced \(plural(replaced, "record")) with the same id (repeated in the file or already in "
+                    + "\(name)); the last one written wins.")
+        }
+        if tally.blankLines > 0 {
+            print("Ignored \(plural(tally.blankLines, "blank line")).")
+        }
+        if tally.skipped > 0 {
+            print("Skipped \(plural(tally.skipped, "malformed line")):")
+            for example in tally.examples { print("  \(example)") }
         }
 
         let sweepStart = ContinuousClock.now
@@ -87,6 +121,25 @@ struct ImportCommand: AsyncParsableCommand {
         print(
             "Swept \(removed) expired records in \(describe(sweepTime)); \(name) now holds \(total) records "
                 + "(policy \(store.policy)).")
+    }
+
+    /// The input's size in bytes, for progress.
+    ///
+    /// - Throws: ``ImportFailure`` with a one-line message when there is no readable file.
+    private static func inputSize(of url: URL) throws -> Int {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ImportFailure("no file at \(url.path); pass the path of an NDJSON or CSV file")
+        }
+        guard !isDirectory.boolValue else { throw ImportFailure("\(url.path) is a directory, not a file") }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw ImportFailure("\(url.path) is not readable; check its permissions")
+        }
+        return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    private func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     private var configuration: ModelStore.Configuration {

@@ -9,14 +9,18 @@ final class LineReader: Sequence, IteratorProtocol {
     private var start = 0  // where the unread part of `buffer` begins
     private var atEndOfFile = false
     /// Bytes taken from the file so far, for progress.
-    let bytesRead = ByteCounter()
+    let bytesRead: ByteCounter
     /// The number of the line most recently returned (1-based).
     private(set) var lineNumber = 0
+    /// Whether the line most recently returned was valid UTF-8. An invalid one is returned
+    /// with U+FFFD in place of the bad bytes, which must not be stored as if it were the input.
+    private(set) var lineIsValidUTF8 = true
 
-    /// Opens `url` for reading.
-    init(url: URL, chunkSize: Int = 64 << 10) throws {
+    /// Opens `url` for reading, counting the bytes read into `bytesRead`.
+    init(url: URL, chunkSize: Int = 64 << 10, bytesRead: ByteCounter = ByteCounter()) throws {
         handle = try FileHandle(forReadingFrom: url)
         self.chunkSize = chunkSize
+        self.bytesRead = bytesRead
     }
 
     deinit {
@@ -43,7 +47,10 @@ final class LineReader: Sequence, IteratorProtocol {
     private func take(upTo end: Int, skipping terminator: Int) -> String {
         var lineEnd = end
         if lineEnd > start, buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-        let line = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
+        let bytes = buffer[start..<lineEnd]
+        let line = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaces each invalid sequence, so only valid UTF-8 round-trips unchanged.
+        lineIsValidUTF8 = line.utf8.elementsEqual(bytes)
         start = end + terminator
         lineNumber += 1
         return line

@@ -26,7 +26,7 @@ enum SampleFile {
                 buffer.append(try encoder.encode(customer))
             case .csv:
                 let fields = [String(customer.id), customer.name, customer.email, customer.city, customer.signedUp]
-                buffer.append(Data(fields.map(CSV.field).joined(separator: ",").utf8))
+                buffer.append(Data(fields.map(csvField).joined(separator: ",").utf8))
             }
             buffer.append(UInt8(ascii: "\n"))
             if buffer.count >= 1 << 20 {
@@ -35,6 +35,12 @@ enum SampleFile {
             }
         }
         try handle.write(contentsOf: buffer)
+    }
+
+    /// `value` as a CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+    private static func csvField(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// The customer with identifier `id`; the same every time, so tests can check values.

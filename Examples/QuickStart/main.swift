@@ -1,5 +1,6 @@
-// The quick-start demo that `make demo` runs. It uses the default directory
-// (~/.cache/ModelStore on Linux), shows each feature once, and deletes what it created.
+// The quick-start demo that `make demo` runs. It uses the default directory, which is
+// per program (~/.cache/ModelStore/modelstore-demo on Linux), shows each feature once, and
+// deletes what it created.
 //
 // The blocks between "README:" markers appear verbatim in README.md; a test keeps them
 // in sync.
@@ -57,8 +58,8 @@ func run() async throws {
     print("ModelStore demo, using \(root.path)")
 
     section("The basics")
-    let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
     // README: basics
+    let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
     let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
     try store.set(user, forKey: "user")
     let cached: User? = try store.object(forKey: "user")              // nil if missing or expired
@@ -91,10 +92,10 @@ func run() async throws {
     try hourly.close()
 
     section("Import 100,000 records in atomic batches")
-    let items = try ModelStore(name: "items", policy: .lowest)
     let started = ContinuousClock.now
     let bar = ProgressBar()
     // README: import
+    let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
     let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
     let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
         bar.update(progress)

@@ -81,4 +81,13 @@ import Testing
         #expect(!fixture.contains("books") && !fixture.contains("authors"))
         #expect(FileManager.default.fileExists(atPath: notes.path))
     }
+
+    @Test func deleteAllOnARootThatDoesNotExistIsAnErrorAndCreatesNothing() throws {
+        let fixture = StoreFixture()
+        let missing = fixture.root.appendingPathComponent("nowhere")
+        let result = try ToolProcess.modelstore(["delete-all", "--yes", "--root", missing.path])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("no directory at \(missing.path)"))
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+    }
 }

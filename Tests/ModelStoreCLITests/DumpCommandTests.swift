@@ -50,6 +50,37 @@ import Testing
         #expect(records[0]["payloadBase64"] == nil)
     }
 
+    @Test func binaryAndPropertyListRecordsAreLabelledByTheirOwnCodec() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books", codec: BinaryModelCodec())
+        try fixture.write(["b": Book.sample("Plist")], in: "books", codec: PropertyListModelCodec())
+
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        let records = try result.lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(records.compactMap { $0["codec"] as? String } == ["binary", "propertyList"])
+        #expect(records.compactMap { $0["shownAs"] as? String } == ["base64", "jsonConvertedFromPropertyList"])
+        #expect(records[0]["payloadBase64"] is String)
+        #expect((records[1]["value"] as? [String: Any])?["title"] as? String == "Plist")
+    }
+
+    @Test func jsonRecordWhosePayloadDoesNotParseIsAnErrorLineNotBase64() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        try fixture.write(["b": Book.sample()], in: "books", codec: TruncatedJSONCodec())
+
+        let result = try ToolProcess.modelstore(["dump", "books"] + fixture.rootArguments)
+        #expect(result.status == 1)
+        #expect(result.lines.count == 2)
+        let damaged = try #require(try JSONSerialization.jsonObject(with: Data(result.lines[1].utf8)) as? [String: Any])
+        #expect(damaged["key"] as? String == "b")
+        #expect(damaged["error"] is String)
+        #expect(damaged["payloadBase64"] == nil)
+        #expect(result.stderr.contains("1 record of 2 could not be read"))
+    }
+
     @Test func dumpOfAnEmptyDatabasePrintsNothing() throws {
         let fixture = StoreFixture()
         try fixture.write([String: Book](), in: "books")

@@ -95,6 +95,52 @@ import Testing
         #expect(text.stdout.contains("note         written by the custom(7) codec"))
     }
 
+    @Test func binaryRecordIsLabelledBinaryAndShownAsBase64() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["book:1": Book.sample("Binary")], in: "books", codec: BinaryModelCodec())
+
+        let result = try ToolProcess.modelstore(["get", "books", "book:1", "--json"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        let document = try #require(try result.json() as? [String: Any])
+        #expect(document["codec"] as? String == "binary")
+        #expect(document["shownAs"] as? String == "base64")
+        #expect(document["value"] is NSNull)
+        let base64 = try #require(document["payloadBase64"] as? String)
+        let payload = try #require(Data(base64Encoded: base64))
+        #expect(try BinaryModelCodec().decode(Book.self, from: payload) == Book.sample("Binary"))
+    }
+
+    @Test func plainOutputSaysWhichRepresentationIsShown() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["book:1": Book.sample("Binary")], in: "books", codec: BinaryModelCodec())
+        try fixture.write(["book:2": Book.sample("Plist")], in: "books", codec: PropertyListModelCodec())
+        try fixture.write(["book:3": Book.sample("JSON")], in: "books")
+
+        let binary = try ToolProcess.modelstore(["get", "books", "book:1"] + fixture.rootArguments)
+        #expect(binary.lines.contains("codec        binary"))
+        #expect(binary.lines.contains { $0.hasPrefix("shown as     base64 of the encoded bytes") })
+        #expect(!binary.stdout.contains("converted to JSON"))
+        let plist = try ToolProcess.modelstore(["get", "books", "book:2"] + fixture.rootArguments)
+        #expect(plist.lines.contains("codec        propertyList"))
+        #expect(plist.lines.contains("shown as     JSON, converted from the property list"))
+        let json = try ToolProcess.modelstore(["get", "books", "book:3"] + fixture.rootArguments)
+        #expect(json.lines.contains("shown as     JSON, as stored"))
+    }
+
+    @Test func jsonOutputSaysWhichRepresentationIsShown() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["book:1": Book.sample()], in: "books")
+        try fixture.write(["book:2": Book.sample()], in: "books", codec: PropertyListModelCodec())
+        try fixture.write(["book:3": Book.sample()], in: "books", codec: ReversedJSONCodec())
+        var shown: [String] = []
+        for key in ["book:1", "book:2", "book:3"] {
+            let result = try ToolProcess.modelstore(["get", "books", key, "--json"] + fixture.rootArguments)
+            let document = try #require(try result.json() as? [String: Any])
+            shown.append(try #require(document["shownAs"] as? String))
+        }
+        #expect(shown == ["json", "jsonConvertedFromPropertyList", "base64"])
+    }
+
     @Test func missingKeyExitsWithNotFound() throws {
         let fixture = StoreFixture()
         try fixture.write(["book:1": Book.sample()], in: "books")

@@ -67,6 +67,19 @@ import Testing
         #expect(result.stdout.contains("LevelDB statistics:"))
     }
 
+    @Test func statsSaysWhichPolicyItAssumedForExpired() throws {
+        let fixture = try makeStore()
+        let text = try ToolProcess.modelstore(["stats", "books"] + fixture.rootArguments)
+        #expect(text.stdout.contains("expired    0  (under policy never, assumed: no --policy given)"))
+        let assumed = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments)
+        let document = try #require(try assumed.json() as? [String: Any])
+        #expect(document["policy"] as? String == "never")
+        #expect(document["policyIsDefault"] as? Bool == true)
+        let chosen = try ToolProcess.modelstore(
+            ["stats", "books", "--policy", "middle", "--json"] + fixture.rootArguments)
+        #expect((try chosen.json() as? [String: Any])?["policyIsDefault"] as? Bool == false)
+    }
+
     @Test func statsOfAMissingDatabaseExitsWithNotFoundAndCreatesNothing() throws {
         let fixture = StoreFixture()
         let result = try ToolProcess.modelstore(["stats", "ghost"] + fixture.rootArguments)

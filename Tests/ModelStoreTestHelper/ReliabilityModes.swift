@@ -31,7 +31,7 @@ func runReliabilityMode(_ command: String, root: String, name: String, extra: [S
         case "open-with-policy":
             openWithPolicy(root: root, name: name, policy: extra[0], asNobody: extra.contains("nobody"))
         default:
-            return false
+            return try runRecoveryMode(command, root: root, name: name, extra: extra)
         }
     } catch {
         say("error \(caseName(error)) \(error)")

@@ -4,6 +4,11 @@
 //   ModelStoreTestHelper hold ROOT NAME     open NAME, store "holder" -> 1, print "ready",
 //                                           keep it open until standard input closes
 //   ModelStoreTestHelper open ROOT NAME     try to open NAME; print "ok" or the error case
+//   ModelStoreTestHelper race-open ROOT NAME COUNT START
+//                                           print "ready", wait until standard input closes,
+//                                           then open NAME-0 ... NAME-(COUNT-1), name i at
+//                                           START + i * 20 ms (seconds since 1970), and print
+//                                           each outcome ("ok" or the error case) on one line
 import Foundation
 import ModelStore
 
@@ -50,6 +55,29 @@ case "open":
     } catch {
         say(caseName(error))
     }
+case "race-open":
+    // Opens NAME-0 ... NAME-(COUNT-1) one after another, so that helpers started together
+    // keep racing on each new name, and prints the outcome of each open on one line.
+    let count = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
+    say("ready")
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    // Every helper starts name i at the same moment of the wall clock, START + i * 20 ms, so
+    // they stay in step however unevenly the system scheduled them before.
+    let start = arguments.count > 5 ? Double(arguments[5]) ?? 0 : 0
+    var outcomes: [String] = []
+    for index in 0..<count {
+        let wait = start + Double(index) * 0.02 - Date().timeIntervalSince1970
+        if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+        do {
+            let store = try ModelStore(
+                name: "\(name)-\(index)", policy: .never, configuration: configuration(root: root))
+            try store.close()
+            outcomes.append("ok")
+        } catch {
+            outcomes.append(caseName(error))
+        }
+    }
+    say(outcomes.joined(separator: " "))
 default:
     // More modes, for the reliability tests, live in ReliabilityModes.swift.
     guard runReliabilityMode(command, root: root, name: name, extra: Array(arguments.dropFirst(4))) else {

@@ -38,3 +38,64 @@ struct CrossProcessLockTests {
         try store.close()
     }
 }
+
+@Suite("First opens racing in many processes")
+struct ConcurrentCreationTests {
+    @Test("Processes opening the same new names at once: each open succeeds or is told locked, never notAModelStore")
+    func simultaneousFirstOpens() throws {
+        let fixture = Fixture()
+        let (processes, names) = (24, 40)
+        // Started at a common moment of the wall clock, just after every helper is ready.
+        var helpers: [HelperProcess] = []
+        let start = Date().timeIntervalSince1970 + 2
+        for _ in 0..<processes {
+            helpers.append(try HelperProcess(["race-open", fixture.directory.path, "db", "\(names)", "\(start)"]))
+        }
+        for helper in helpers { #expect(helper.readLine() == "ready") }
+        for helper in helpers { helper.closeInput() }
+        let outcomes = helpers.flatMap { helper in
+            defer { helper.finish() }
+            return (helper.readLine() ?? "no-answer").split(separator: " ").map(String.init)
+        }
+        #expect(outcomes.count == processes * names)
+        let counts = Dictionary(grouping: outcomes, by: { $0 }).mapValues(\.count)
+        #expect(Set(counts.keys).isSubset(of: ["ok", "locked"]), "\(counts)")
+        // Each name is one database, and no staging folder is left behind.
+        #expect(fixture.directory.entries() == Set((0..<names).map { "db-\($0)" }))
+    }
+}
+
+@Suite("Creations abandoned by a crash")
+struct AbandonedCreationTests {
+    @Test("A creation folder older than a minute is removed by the next creation; a recent one is left to finish")
+    func abandonedCreationsAreRemoved() throws {
+        let fixture = Fixture()
+        let old = fixture.directory.path + "/" + StoreDirectory.creationPrefix + "crashed"
+        let young = fixture.directory.path + "/" + StoreDirectory.creationPrefix + "in-progress"
+        for folder in [old, young] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try StoreDirectory.writeMarker(in: folder)
+        }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: old)
+
+        _ = try fixture.open("db")
+        #expect(fixture.directory.entries() == ["db", StoreDirectory.creationPrefix + "in-progress"])
+        // Nobody treats a creation in progress as a database.
+        try ModelStore.deleteAllDatabases(in: fixture.directory.url)
+        #expect(fixture.directory.entries() == [StoreDirectory.creationPrefix + "in-progress"])
+    }
+
+    @Test("An abandoned creation that holds anything besides its marker keeps that content")
+    func abandonedCreationWithOtherContentIsKept() throws {
+        let fixture = Fixture()
+        let old = fixture.directory.path + "/" + StoreDirectory.creationPrefix + "crashed"
+        try FileManager.default.createDirectory(atPath: old, withIntermediateDirectories: true)
+        try StoreDirectory.writeMarker(in: old)
+        try Data("someone's".utf8).write(to: URL(fileURLWithPath: old + "/notes.txt"))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: old)
+        _ = try fixture.open("db")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: old) == ["notes.txt"])
+    }
+}

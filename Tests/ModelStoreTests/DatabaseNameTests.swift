@@ -7,7 +7,7 @@ struct DatabaseNameTests {
     static let badNames: [String] = [
         "", ".", "..", "a/b", "/abs", "../escape", "a\\b", "nul\0name", "tab\tname", "new\nline",
         "bell\u{7}", "del\u{7f}", String(repeating: "x", count: 201), String(repeating: "é", count: 101),
-        ".modelstore-trash-1234",
+        ".modelstore-trash-1234", ".modelstore-new-1234",
     ]
 
     @Test("Invalid names are refused with invalidName and nothing is created on disk", arguments: badNames)
@@ -29,15 +29,5 @@ struct DatabaseNameTests {
         #expect(store.url.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
             == fixture.directory.url.resolvingSymlinksInPath().path)
         #expect(fixture.directory.entries() == [name])
-    }
-
-    @Test("The default directory is the user's caches directory plus ModelStore")
-    func defaultDirectory() {
-        let url = ModelStore.defaultDirectory
-        #expect(url.lastPathComponent == "ModelStore")
-        #if os(Linux)
-        let home = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? (NSHomeDirectory() + "/.cache")
-        #expect(url.deletingLastPathComponent().standardizedFileURL.path == URL(fileURLWithPath: home).standardizedFileURL.path)
-        #endif
     }
 }

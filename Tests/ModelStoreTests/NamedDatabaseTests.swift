@@ -190,13 +190,15 @@ struct NamedDatabaseTests {
         #expect(try String(contentsOfFile: folder + "/LOG", encoding: .utf8) == "user log")
     }
 
-    @Test("An empty folder with the database's name is adopted")
-    func emptyFolderAdopted() throws {
+    @Test("An empty folder ModelStore did not create is refused with notAModelStore, and deleteAll leaves it")
+    func emptyFolderRefused() throws {
         let fixture = Fixture()
-        try FileManager.default.createDirectory(atPath: fixture.directory.path + "/db", withIntermediateDirectories: true)
-        let store = try fixture.open("db")
-        try store.set(1, forKey: "k")
-        #expect(try store.object(Int.self, forKey: "k") == 1)
+        let folder = fixture.directory.path + "/db"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(errorCase { _ = try fixture.open("db") } == "notAModelStore")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        try ModelStore.deleteAllDatabases(in: fixture.directory.url)
+        #expect(fixture.directory.entries() == ["db"])
     }
 
     @Test("A missing permission is an io error and deletes nothing", .enabled(if: getuid() != 0, "root ignores permissions"))

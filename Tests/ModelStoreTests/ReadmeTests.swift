@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 import Testing
 
 @Suite("README")
@@ -33,5 +34,46 @@ struct ReadmeTests {
         for (name, block) in blocks {
             #expect(readme.contains("```swift\n" + block + "\n```"), "README is missing the demo's \(name) block")
         }
+    }
+
+    @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
+    func snippetsAreUpToDate() throws {
+        let script = Self.root.appendingPathComponent("scripts/extract-readme-snippets")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script.path, "--stdout"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read before waiting: the output is larger than a pipe's buffer.
+        let generated = output.fileHandleForReading.readDataToEndOfFile()
+        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "scripts/extract-readme-snippets failed: \(messages)")
+        let file = Self.root.appendingPathComponent("Tests/ReadmeSnippets/ReadmeSnippets.swift")
+        let committed = try Data(contentsOf: file)
+        #expect(
+            generated == committed,
+            "Tests/ReadmeSnippets/ReadmeSnippets.swift is older than README.md: run scripts/extract-readme-snippets")
+    }
+
+    @Test("approximateSize() is 0 until the write buffer is flushed, as the README says")
+    func approximateSizeCountsFlushedTablesOnly() throws {
+        let store = try Fixture().open()
+        for index in 0..<100 { try store.set(String(repeating: "x", count: 100), forKey: "k\(index)") }
+        #expect(try store.approximateSize() == 0)
+        try store.compact()
+        #expect(try store.approximateSize() > 0)
+    }
+
+    @Test("approximateSize() counts the writes of an earlier open once the database is reopened")
+    func approximateSizeCountsWritesAfterReopen() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        for index in 0..<100 { try store.set(String(repeating: "x", count: 100), forKey: "k\(index)") }
+        try store.close()
+        #expect(try fixture.open().approximateSize() > 0)
     }
 }

@@ -51,6 +51,16 @@ enum DatabaseFiles {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
     }
 
+    /// The sorted names of the entries in `directory`; throws where ``names(in:)`` would
+    /// return an empty list, for steps that must not mistake "cannot list" for "empty".
+    static func listing(of directory: String) throws(ModelStoreError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        } catch {
+            throw .io(path: directory, message: "cannot list the directory: \(error.localizedDescription)")
+        }
+    }
+
     // MARK: - Checks before an open
 
     /// Refuses a database whose `CURRENT` file is missing while it still has logs or tables.
@@ -70,37 +80,49 @@ enum DatabaseFiles {
 
     // MARK: - Reset
 
-    /// Deletes LevelDB's files in `directory` (a ModelStore database whose lock the caller
-    /// holds) and returns their names. ModelStore's marker and any file LevelDB did not
-    /// create stay; symbolic links are removed, never followed.
+    /// Deletes LevelDB's files in `directory` (a ModelStore database whose marker lock and
+    /// LevelDB `LOCK` the caller holds) and returns their names. ModelStore's marker, `LOCK`
+    /// (the caller's lock is on it; removing it would let another client lock a new one) and
+    /// any file LevelDB did not create stay; symbolic links are removed, never followed.
+    ///
+    /// `CURRENT` goes first: a reset killed half-way then leaves either a directory whose
+    /// data files have no `CURRENT` (every later open reports it as damage, and the policy
+    /// decides again) or no data at all, never a database that opens with part of its data.
     static func removeLevelDBFiles(in directory: String) throws(ModelStoreError) -> [String] {
         var removed: [String] = []
-        for name in names(in: directory) {
-            let path = directory + "/" + name
-            switch kind(ofName: name) {
-            case .other:
-                continue
-            case .lostDirectory:
-                var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
-                if info.st_mode & S_IFMT == S_IFDIR {
-                    do {
-                        try FileManager.default.removeItem(atPath: path)  // does not follow links inside
-                    } catch {
-                        throw .io(
-                            path: path, message: "cannot delete LevelDB's lost files: \(error.localizedDescription)")
-                    }
-                } else if unlink(path) != 0 {
-                    throw .io(path: path, message: "cannot delete: \(StoreDirectory.lastErrorMessage())")
-                }
-            default:
-                guard unlink(path) == 0 || errno == ENOENT else {
-                    throw .io(path: path, message: "cannot delete: \(StoreDirectory.lastErrorMessage())")
-                }
+        let order: [Kind] = [.current, .manifest, .writeAheadLog, .table, .temporary, .infoLog, .lostDirectory]
+        let names = try listing(of: directory)
+        for kind in order {
+            for name in names where self.kind(ofName: name) == kind {
+                try remove(name, kind: kind, in: directory)
+                removed.append(name)
             }
-            removed.append(name)
+            if kind == .current {
+                try syncDirectory(directory)
+                CrashPoint.resetStarted.reached()
+            }
         }
-        return removed
+        try syncDirectory(directory)
+        return removed.sorted()
+    }
+
+    private static func remove(_ name: String, kind: Kind, in directory: String) throws(ModelStoreError) {
+        let path = directory + "/" + name
+        if kind == .lostDirectory {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                do {
+                    try FileManager.default.removeItem(atPath: path)  // does not follow links inside
+                } catch {
+                    throw .io(path: path, message: "cannot delete LevelDB's lost files: \(error.localizedDescription)")
+                }
+                return
+            }
+        }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .io(path: path, message: "cannot delete: \(StoreDirectory.lastErrorMessage())")
+        }
     }
 
     // MARK: - LevelDB's own log
@@ -116,6 +138,70 @@ enum DatabaseFiles {
                 return String(line)
             }
             return String(parts[2])
+        }
+    }
+}
+
+// MARK: - Durability of renames and unlinks
+
+extension DatabaseFiles {
+    /// Flushes `directory`'s entries (created, renamed and removed names) to disk, so a step
+    /// of a multi-step operation is durable before the next one starts.
+    static func syncDirectory(_ directory: String) throws(ModelStoreError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .io(
+                path: directory, message: "cannot open the directory to flush it: \(StoreDirectory.lastErrorMessage())")
+        }
+        defer { _ = closeDescriptor(fd) }
+        guard fsync(fd) == 0 else {
+            throw .io(path: directory, message: "cannot flush the directory: \(StoreDirectory.lastErrorMessage())")
+        }
+    }
+
+    /// Flushes LevelDB's files in `directory`, and the directory, to disk. LevelDB's repair
+    /// closes its new MANIFEST and repaired tables without flushing them; a repair's journal
+    /// must not be removed before they are durable. Files with nothing unwritten cost little.
+    static func syncLevelDBFiles(in directory: String) throws(ModelStoreError) {
+        for name in try listing(of: directory) {
+            switch kind(ofName: name) {
+            case .current, .manifest, .writeAheadLog, .table:
+                let path = directory + "/" + name
+                let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard fd >= 0 else {
+                    throw .io(path: path, message: "cannot open to flush: \(StoreDirectory.lastErrorMessage())")
+                }
+                defer { _ = closeDescriptor(fd) }
+                guard fsync(fd) == 0 else {
+                    throw .io(path: path, message: "cannot flush: \(StoreDirectory.lastErrorMessage())")
+                }
+            default:
+                continue
+            }
+        }
+        try syncDirectory(directory)
+        var info = stat()
+        if lstat(directory + "/lost", &info) == 0 && info.st_mode & S_IFMT == S_IFDIR {
+            try syncDirectory(directory + "/lost")
+        }
+    }
+
+    /// Writes `bytes` to a new file at `path` and flushes it.
+    static func writeSynced(_ bytes: [UInt8], to path: String) throws(ModelStoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io(path: path, message: "cannot create: \(StoreDirectory.lastErrorMessage())") }
+        defer { _ = closeDescriptor(fd) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                throw .io(path: path, message: "cannot write: \(StoreDirectory.lastErrorMessage())")
+            }
+            written += count
+        }
+        guard fsync(fd) == 0 else {
+            throw .io(path: path, message: "cannot flush: \(StoreDirectory.lastErrorMessage())")
         }
     }
 }

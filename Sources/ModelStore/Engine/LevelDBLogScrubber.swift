@@ -14,7 +14,8 @@ import Darwin
 // log with checksums on and drops the damaged record instead.
 //
 // Before ModelStore lets LevelDB repair a database, it checks every log record's checksum
-// itself and neutralises each damaged one by rewriting three bytes of its header to a
+// itself and neutralises each damaged one (in a copy of the log, renamed over it) by
+// rewriting three bytes of its header to a
 // "zero-length, zero-type" record. LevelDB's reader treats such a header as padding and
 // skips the rest of its 32 KiB block, which is exactly what the checksumming reader does
 // after a checksum mismatch. The repair then loses the damaged records (as LevelDB's own
@@ -68,32 +69,47 @@ enum LevelDBLogScrubber {
         return damaged
     }
 
-    /// Checks the log at `path` and neutralises its damaged records in place; returns how
-    /// many it neutralised.
+    /// The prefix of the scrubbed copy written next to a log before it replaces the log.
+    static let copyPrefix = ".modelstore-scrubbed-"
+
+    /// Checks the log at `path` and neutralises its damaged records; returns how many it
+    /// neutralised.
+    ///
+    /// The log is never patched in place: the patched bytes go to a new file that is flushed
+    /// and then renamed over the log. A repair keeps hard links to the original logs as its
+    /// backup (``RepairJournal``), and an in-place write would change the backup too.
     static func scrub(logAt path: String) throws(ModelStoreError) -> Int {
-        // Plain POSIX I/O: one descriptor both reads the log and patches it, and no Foundation
-        // buffer is involved (Data(contentsOf:) leaked a 4 KiB buffer per empty log under
-        // LeakSanitizer).
-        let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        // Plain POSIX I/O: no Foundation buffer is involved (Data(contentsOf:) leaked a 4 KiB
+        // buffer per empty log under LeakSanitizer).
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             throw .io(path: path, message: "cannot open the log to check it: \(StoreDirectory.lastErrorMessage())")
         }
-        defer { _ = closeDescriptor(fd) }
-        let contents = try readAll(fd, path: path)
+        var contents: [UInt8]
+        do {
+            defer { _ = closeDescriptor(fd) }
+            contents = try readAll(fd, path: path)
+        }
         let damaged = contents.withUnsafeBytes { damagedRecordOffsets(in: $0) }
         guard !damaged.isEmpty else { return 0 }
 
-        let padding: [UInt8] = [0, 0, 0]  // length 0, type 0: LevelDB skips the rest of the block
         for offset in damaged {
-            let written = padding.withUnsafeBytes { pwrite(fd, $0.baseAddress, 3, off_t(offset + 4)) }
-            guard written == 3 else {
-                let reason = StoreDirectory.lastErrorMessage()
-                throw .io(path: path, message: "cannot neutralise a damaged log record: \(reason)")
-            }
+            // Length 0, type 0: LevelDB's reader skips the rest of the block.
+            contents[offset + 4] = 0
+            contents[offset + 5] = 0
+            contents[offset + 6] = 0
         }
-        guard fsync(fd) == 0 else {
-            throw .io(path: path, message: "cannot flush the checked log: \(StoreDirectory.lastErrorMessage())")
+        // `path` is always `<database directory>/<n>.log`.
+        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        let directory = slash == path.startIndex ? "." : String(path[..<slash])
+        let copy = directory + "/" + copyPrefix + path[path.index(after: slash)...]
+        try DatabaseFiles.writeSynced(contents, to: copy)
+        guard rename(copy, path) == 0 else {
+            let reason = StoreDirectory.lastErrorMessage()
+            _ = unlink(copy)
+            throw .io(path: path, message: "cannot replace the log with its checked copy: \(reason)")
         }
+        try DatabaseFiles.syncDirectory(directory)
         return damaged.count
     }
 

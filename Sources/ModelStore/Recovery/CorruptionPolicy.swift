@@ -15,13 +15,13 @@
 /// through ``ModelStore/Configuration/logger``.
 public enum CorruptionPolicy: Sendable, Hashable {
     /// Throw ``ModelStoreError/corrupted(path:message:)`` with LevelDB's message and leave
-    /// the files as they are, so you can call ``ModelStore/repair(named:in:)``, copy them
-    /// away, or delete the database. The default.
+    /// the files as they are, so you can call ``ModelStore/repair(named:in:)-82t4e``, copy
+    /// them away, or delete the database. The default.
     case fail
 
-    /// Repair the database as ``ModelStore/repair(named:in:)`` does, then open it. Records
-    /// in damaged parts of the files are lost; no damaged record is brought back with wrong
-    /// contents. If the repaired database still does not open, throws
+    /// Repair the database as ``ModelStore/repair(named:in:)-82t4e`` does, then open it.
+    /// Records in damaged parts of the files are lost; no damaged record is brought back with
+    /// wrong contents. If the repaired database still does not open, throws
     /// ``ModelStoreError/corrupted(path:message:)``.
     case repair
 

@@ -7,6 +7,8 @@ import Logging
 /// else in any ModelStore process can open, repair or delete the database meanwhile.
 enum DatabaseOpener {
     static func open(path: String, options: EngineOptions, logger: Logger) throws(ModelStoreError) -> LevelDB {
+        try finishInterruptedWork(path: path, options: options, logger: logger)
+        DatabaseTrash.scheduleCleanup(inRootOf: path, logger: logger)
         let failure: LevelDBFailure
         do {
             return try openChecked(path: path, options: options)
@@ -36,7 +38,7 @@ enum DatabaseOpener {
 
         case .reset:
             logger.warning("Database is damaged; deleting its LevelDB files and starting empty", metadata: metadata)
-            let removed = try DatabaseFiles.removeLevelDBFiles(in: path)
+            let removed = try DatabaseResetter.reset(path: path)
             metadata["deletedFiles"] = "\(removed.joined(separator: " "))"
             logger.notice("Reset damaged database", metadata: metadata)
         }
@@ -48,6 +50,25 @@ enum DatabaseOpener {
                 metadata: ["database": "\(path)", "error": "\(error.message)"])
             throw error.storeError(path: path)
         }
+    }
+
+    /// A reset or a repair killed before it finished left its journal: finish it before
+    /// LevelDB sees the files (after a repair's kill it would delete the converted tables as
+    /// obsolete). Runs whatever the corruption policy: the work was asked for, and undoing
+    /// it alone could leave a database the policy then refuses.
+    private static func finishInterruptedWork(
+        path: String, options: EngineOptions, logger: Logger
+    ) throws(ModelStoreError) {
+        if let removed = try DatabaseResetter.finishInterruptedReset(path: path) {
+            logger.warning("Finished a reset that was interrupted", metadata: [
+                "database": "\(path)", "deletedFiles": "\(removed.joined(separator: " "))",
+            ])
+        }
+        guard let report = try DatabaseRepairer.finishInterruptedRepair(path: path, options: options) else { return }
+        logger.warning("Finished a repair that was interrupted", metadata: [
+            "database": "\(path)", "recordsReadable": "\(report.recordsReadable)",
+            "discardedLogRecords": "\(report.discardedLogRecords)",
+        ])
     }
 
     private static func openChecked(path: String, options: EngineOptions) throws(LevelDBFailure) -> LevelDB {

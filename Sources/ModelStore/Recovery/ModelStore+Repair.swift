@@ -14,15 +14,23 @@ extension ModelStore {
     /// }
     /// ```
     ///
-    /// The repair runs under the database's own lock: if this process has the database open,
-    /// it is closed first (instances still using it throw ``ModelStoreError/closed(path:)``
-    /// afterwards); if another process has it open, the repair is refused. Before LevelDB
+    /// The repair runs under the database's own lock and LevelDB's `LOCK`: if this process has
+    /// the database open, it is closed first (instances still using it throw
+    /// ``ModelStoreError/closed(path:)`` afterwards); if another process has it open (through
+    /// ModelStore or any other LevelDB client), the repair is refused before any file changes. Before LevelDB
     /// repairs the files, ModelStore checks every write-ahead-log record's checksum and makes
     /// LevelDB skip the damaged ones, because LevelDB's repair replays logs unchecked and
     /// would otherwise bring damaged records back with wrong contents. Tables are read with
     /// their checksums verified. So a repair may lose records from damaged parts of the files
     /// (LevelDB moves files it cannot use into a `lost` folder), but no record comes back
     /// wrong.
+    ///
+    /// The repair is crash-safe: before LevelDB changes anything, ModelStore hard-links every
+    /// LevelDB file into a backup folder (`.modelstore-repair-backup`) and writes a journal
+    /// (`.modelstore-repair`). If the process dies during the repair, the next open or repair
+    /// puts the files back from the backup and repairs again, so nothing a finished repair
+    /// would have kept is lost. A repair that fails puts the files back as they were. The
+    /// backup costs no copying, only directory entries.
     ///
     /// Opening databases elsewhere in this process waits while the repair runs.
     ///
@@ -33,7 +41,8 @@ extension ModelStore {
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)``;
     ///   ``ModelStoreError/notAModelStore(path:)`` if there is no ModelStore database by that
     ///   name (a missing folder, a foreign folder or a symbolic link, which is left untouched);
-    ///   ``ModelStoreError/locked(path:message:)`` if another process has it open;
+    ///   ``ModelStoreError/locked(path:message:)`` if another process has it open (ModelStore
+    ///   or any other LevelDB client);
     ///   ``ModelStoreError/corrupted(path:message:)`` if LevelDB cannot repair it;
     ///   ``ModelStoreError/io(path:message:)``.
     /// - Complexity: Reads and rewrites every file of the database.

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What ``ModelStore/repair(named:in:)`` did to a database.
+/// What ``ModelStore/repair(named:in:)-82t4e`` did to a database.
 ///
 /// ```swift
 /// let report = try ModelStore.repair(named: "userdb")

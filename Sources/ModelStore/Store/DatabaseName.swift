@@ -1,11 +1,16 @@
 /// Checks database names before anything touches the disk.
-enum DatabaseName {
+///
+/// A name is used as the folder's name byte for byte (its UTF-8, never normalised), and two
+/// names are the same database only when the file system says they are one folder: on Linux
+/// "café" in NFC and in NFD are two databases; on APFS, which ignores normalisation, they are
+/// one database, whichever spelling opened it first.
+package enum DatabaseName {
     /// The longest name accepted, in UTF-8 bytes.
-    static let maximumLength = 200
+    package static let maximumLength = 200
 
     /// Throws ``ModelStoreError/invalidName(name:reason:)`` unless `name` maps to exactly one
     /// directory directly inside the root.
-    static func validate(_ name: String) throws(ModelStoreError) {
+    package static func validate(_ name: String) throws(ModelStoreError) {
         func reject(_ reason: String) -> ModelStoreError { .invalidName(name: name, reason: reason) }
         if name.isEmpty { throw reject("the name is empty") }
         if name == "." || name == ".." { throw reject("the name would refer to a directory outside the database") }
@@ -22,6 +27,10 @@ enum DatabaseName {
                 }
             }
         }
-        if name.hasPrefix(StoreDirectory.trashPrefix) { throw reject("the name is reserved by ModelStore") }
+        // Byte prefixes: `hasPrefix` on String compares by canonical equivalence.
+        for reserved in [StoreDirectory.trashPrefix, StoreDirectory.creationPrefix]
+        where name.utf8.starts(with: reserved.utf8) {
+            throw reject("names starting with \(reserved) are reserved for ModelStore's own folders")
+        }
     }
 }

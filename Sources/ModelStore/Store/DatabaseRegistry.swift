@@ -1,39 +1,53 @@
 import Foundation
 import Logging
 
-/// The process-wide table of open databases, keyed by canonical directory path.
+/// The process-wide table of open databases, keyed by the identity of each database's marker
+/// file (device and inode numbers).
 ///
-/// It guarantees one LevelDB handle per database per process: LevelDB 1.23 releases its file
-/// lock when a second in-process open of the same path fails, which would let another process
-/// in, so a second `leveldb_open` must never happen. Opening, closing and deleting all go
-/// through its lock.
+/// It guarantees one LevelDB handle per database directory per process: LevelDB 1.23 releases
+/// its file lock when a second in-process open of the same path fails, which would let another
+/// process in, so a second `leveldb_open` must never happen. Opening, closing and deleting all
+/// go through its lock.
+///
+/// Why the marker's identity and not a path string: `String` equality is canonical
+/// equivalence, so "café" in NFC and NFD would share a handle although on Linux they are two
+/// folders; and one folder may have several spellings (symbolic links resolved away, but APFS
+/// also maps both normalisations to one folder). The identity is the file system's own answer,
+/// and it also tells a database apart from a new one created at the same path after the old
+/// folder was deleted.
 final class DatabaseRegistry: @unchecked Sendable {
     // @unchecked: `databases` and every `OpenDatabase.leases` are guarded by `lock`.
     static let shared = DatabaseRegistry()
 
     private let lock = Lock()
-    private var databases: [String: OpenDatabase] = [:]
+    private var databases: [FileIdentity: OpenDatabase] = [:]
 
-    /// Returns the open database for `name` under `root`, opening it if needed, and takes
-    /// a lease on it.
+    /// Returns the open database for `name` under the configuration's root, opening it if
+    /// needed, and takes a lease on it. The caller has validated the name and configuration.
     func acquire(name: String, configuration: ModelStore.Configuration) throws(ModelStoreError) -> OpenDatabase {
-        try DatabaseName.validate(name)
         guard let root = try StoreDirectory.canonicalRoot(configuration.directory, create: true) else {
             throw .io(path: configuration.directory.path, message: "the root directory does not exist")
         }
         let path = root + "/" + name
         return try lock.withLock { () throws(ModelStoreError) -> OpenDatabase in
-            if let open = databases[path] {
+            try StoreDirectory.prepare(path, root: root)
+            if let identity = StoreDirectory.markerIdentity(of: path), let open = databases[identity] {
                 open.leases += 1
+                Self.warnAboutIgnoredSettings(open, configuration)
                 return open
             }
-            try StoreDirectory.prepare(path)
+            // A database still registered under this very path is not the folder there now: the
+            // folder was deleted or moved away while open. LevelDB keeps its own table of locked
+            // paths, so that handle must close before the path is opened again.
+            for stale in databases.values where stale.path.utf8.elementsEqual(path.utf8) {
+                evict(stale)
+            }
             let open = try OpenDatabase(
                 path: path, name: name, root: root,
                 options: configuration.engineOptions, objectCacheLimit: configuration.objectCacheLimit,
                 logger: configuration.logger)
             open.leases = 1
-            databases[path] = open
+            databases[open.identity] = open
             configuration.logger.debug("Opened database", metadata: ["database": "\(path)"])
             return open
         }
@@ -43,7 +57,7 @@ final class DatabaseRegistry: @unchecked Sendable {
     /// enumeration); throws ``ModelStoreError/closed(path:)`` if it was closed.
     func retain(_ database: OpenDatabase) throws(ModelStoreError) {
         try lock.withLock { () throws(ModelStoreError) in
-            guard databases[database.path] === database else { throw .closed(path: database.path) }
+            guard databases[database.identity] === database else { throw database.closedError }
             database.leases += 1
         }
     }
@@ -56,10 +70,10 @@ final class DatabaseRegistry: @unchecked Sendable {
     /// ever waits for the registry's, so waiting here for calls in flight cannot deadlock.
     func release(_ database: OpenDatabase) {
         lock.withLock {
-            guard databases[database.path] === database else { return }
+            guard databases[database.identity] === database else { return }
             database.leases -= 1
             guard database.leases == 0 else { return }
-            databases[database.path] = nil
+            databases[database.identity] = nil
             database.shutdown()
             database.logger.debug("Closed database", metadata: ["database": "\(database.path)"])
         }
@@ -68,15 +82,55 @@ final class DatabaseRegistry: @unchecked Sendable {
     /// Runs `body` with the registry locked after closing the database at `path` if it is
     /// open here, so no open in this process can race with `body` (a delete or repair).
     /// Instances still holding the closed database get ``ModelStoreError/closed(path:)``.
+    ///
+    /// The database at `path` is the one whose marker is there now; one registered under the
+    /// same path whose folder was deleted or moved away is closed too (it holds LevelDB's
+    /// lock on the path). A canonically equivalent but byte-different path is another folder.
     func withDatabaseClosed<Result>(
         at path: String,
         _ body: () throws(ModelStoreError) -> Result
     ) throws(ModelStoreError) -> Result {
         try lock.withLock { () throws(ModelStoreError) -> Result in
-            if let open = databases.removeValue(forKey: path) {
+            if let identity = StoreDirectory.markerIdentity(of: path),
+                let open = databases.removeValue(forKey: identity)
+            {
                 open.shutdown()
             }
+            for stale in databases.values where stale.path.utf8.elementsEqual(path.utf8) {
+                evict(stale)
+            }
             return try body()
+        }
+    }
+
+    /// Closes a database whose directory is gone; its instances get
+    /// ``ModelStoreError/directoryRemoved(path:)``. The caller holds the lock.
+    private func evict(_ database: OpenDatabase) {
+        databases[database.identity] = nil
+        database.markDirectoryRemoved()
+        database.shutdown()
+        let message = "The database's directory was deleted or moved away while it was open; closed it. "
+            + "Its instances now throw directoryRemoved."
+        database.logger.warning("\(message)", metadata: ["database": "\(database.path)"])
+    }
+
+    /// Logs the settings a later open asked for that the database, already open, cannot take:
+    /// LevelDB's tuning and the object cache are fixed when the database is first opened.
+    private static func warnAboutIgnoredSettings(_ open: OpenDatabase, _ configuration: ModelStore.Configuration) {
+        if configuration.objectCacheLimit != open.objectCacheLimit {
+            let message = "objectCacheLimit \(configuration.objectCacheLimit) ignored: the database is already open "
+                + "in this process with objectCacheLimit \(open.objectCacheLimit), which stays until it is closed"
+            configuration.logger.warning("\(message)", metadata: ["database": "\(open.path)"])
+        }
+        if configuration.engineOptions != open.options {
+            let message = "LevelDB settings ignored: the database is already open in this process with other "
+                + "settings, which stay until it is closed"
+            configuration.logger.warning(
+                "\(message)",
+                metadata: [
+                    "database": "\(open.path)", "requested": "\(configuration.engineOptions)",
+                    "inEffect": "\(open.options)",
+                ])
         }
     }
 }

@@ -14,13 +14,18 @@ extension ModelStore {
     /// let store = try ModelStore(name: "users", policy: .low, configuration: configuration)
     /// ```
     ///
-    /// LevelDB settings (cache, buffer, bloom filter, compression, paranoid checks, open
-    /// files) take effect when a database is first opened in the process; a later
-    /// ``ModelStore`` for the same database shares the engine already open.
+    /// LevelDB settings (cache, buffer, bloom filter, compression, paranoid checks, checksums,
+    /// corruption policy, open files, block size) and ``objectCacheLimit`` take effect when a
+    /// database is first opened in the process; a later ``ModelStore`` for the same database
+    /// shares the engine and cache already open, and if it asks for other values ModelStore
+    /// logs a warning naming both. Close every instance to reopen with new values.
     public struct Configuration: Sendable {
         /// The root directory that holds one folder per named database.
         ///
-        /// Defaults to ``ModelStore/defaultDirectory``.
+        /// Defaults to ``ModelStore/defaultDirectory``, a folder of this program's own. A path
+        /// you set is used as it is (created if missing), resolved the way the file system
+        /// resolves it: symbolic links followed, `..` after a link going to the parent of the
+        /// link's target, whether or not the directory exists yet.
         public var directory: URL = ModelStore.defaultDirectory
 
         /// The clock that decides when records were stored and whether they have expired.
@@ -99,21 +104,28 @@ extension ModelStore {
         /// invalidates the keys it touches, and expiry is still checked on every hit. Models
         /// that are classes are never cached, since one shared instance would be visible to
         /// every reader.
+        ///
+        /// Fixed when the database is first opened in this process, like LevelDB's settings: a
+        /// later open of a database already open here shares its cache as it is, and a warning
+        /// naming both values is logged. Negative values are refused with
+        /// ``ModelStoreError/invalidPolicy(reason:)``.
         public var objectCacheLimit: Int = 0
 
         /// How often to sweep expired records (and enforce the limits below) in the
-        /// background, or nil (the default) for no automatic sweeps.
+        /// background: a positive, finite number of seconds, or nil (the default) for no
+        /// automatic sweeps. Anything else is refused with
+        /// ``ModelStoreError/invalidPolicy(reason:)`` before anything touches the disk.
         ///
         /// Sweeps run on a background queue, never on the caller's thread, and stop when the
         /// store is closed or released.
         public var automaticSweepInterval: TimeInterval? = nil
 
-        /// The most records a sweep leaves in the database; the oldest beyond it are removed.
-        /// Nil (the default) sets no limit.
+        /// The most records a sweep leaves in the database (0 or more); the oldest beyond it are
+        /// removed. Nil (the default) sets no limit.
         public var maximumRecordCount: Int? = nil
 
         /// The most bytes of records (keys plus stored values) a sweep leaves in the
-        /// database; the oldest beyond it are removed. Nil (the default) sets no limit.
+        /// database (0 or more); the oldest beyond it are removed. Nil (the default) sets no limit.
         public var maximumTotalBytes: Int? = nil
 
         /// Where ModelStore reports opens, closes and failures. Nothing is logged on the hot
@@ -122,6 +134,29 @@ extension ModelStore {
 
         /// Creates a configuration with the defaults.
         public init() {}
+
+        /// Throws ``ModelStoreError/invalidPolicy(reason:)`` for a setting out of range, naming
+        /// the setting and its valid values. Called before anything touches the disk. LevelDB's
+        /// sizes are not refused: they are raised to LevelDB's minimums (see ``engineOptions``).
+        func validate() throws(ModelStoreError) {
+            if let interval = automaticSweepInterval, !(interval.isFinite && interval > 0) {
+                throw .invalidPolicy(
+                    reason: "automaticSweepInterval is \(interval); use a positive, finite number of seconds, "
+                        + "or nil for no automatic sweeps")
+            }
+            if let count = maximumRecordCount, count < 0 {
+                throw .invalidPolicy(
+                    reason: "maximumRecordCount is \(count); use 0 or more records, or nil for no limit")
+            }
+            if let bytes = maximumTotalBytes, bytes < 0 {
+                throw .invalidPolicy(reason: "maximumTotalBytes is \(bytes); use 0 or more bytes, or nil for no limit")
+            }
+            if objectCacheLimit < 0 {
+                throw .invalidPolicy(
+                    reason: "objectCacheLimit is \(objectCacheLimit); use 0 (no object cache) "
+                        + "or a positive number of models")
+            }
+        }
 
         var engineOptions: EngineOptions {
             EngineOptions(
@@ -137,12 +172,55 @@ extension ModelStore {
         }
     }
 
-    /// The root directory used when a configuration does not name one: the user's caches
-    /// directory plus `ModelStore` (for example `~/.cache/ModelStore` on Linux and
-    /// `~/Library/Caches/ModelStore` on macOS).
+    /// The root directory used when a configuration does not name one: a folder of this
+    /// program's own under the user's caches directory, `<caches>/ModelStore/<program>`.
+    ///
+    /// `<caches>` is `~/.cache` (or `$XDG_CACHE_HOME`) on Linux and `~/Library/Caches` on
+    /// macOS. `<program>` is the main bundle's identifier when there is one (an app), otherwise
+    /// the executable's name, made into a valid folder name. So two programs of one user
+    /// never share databases, lock each other out, or delete each other's with
+    /// `deleteAllDatabases(in:)`. Versions before this one used `<caches>/ModelStore`
+    /// itself; the README says how to move such a store.
     public static var defaultDirectory: URL {
+        sharedCachesDirectory.appendingPathComponent(programFolderName(currentProgramName), isDirectory: true)
+    }
+
+    /// `<caches>/ModelStore`: the folder that holds each program's default directory.
+    static var sharedCachesDirectory: URL {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent("ModelStore", isDirectory: true)
+    }
+
+    /// The bundle identifier of an app, else the executable's name.
+    private static var currentProgramName: String {
+        #if canImport(Darwin)
+        if let identifier = Bundle.main.bundleIdentifier, !identifier.isEmpty { return identifier }
+        #endif
+        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+        return executable.isEmpty ? ProcessInfo.processInfo.processName : executable
+    }
+
+    /// Makes a program's name into a folder name that is a valid database name too: path
+    /// separators, NUL and control characters become `_`; a name that is empty, `.`, `..` or
+    /// starts with a prefix ModelStore reserves gets a `_` in front; a long name is cut to 200
+    /// UTF-8 bytes. Never empty.
+    static func programFolderName(_ program: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in program.unicodeScalars {
+            let unsafe = scalar == "/" || scalar == "\\" || scalar == "\0"
+                || scalar.properties.generalCategory == .control
+            scalars.append(unsafe ? "_" : scalar)
+        }
+        var name = String(scalars)
+        if name.isEmpty || name == "." || name == ".."
+            || name.utf8.starts(with: StoreDirectory.trashPrefix.utf8)
+            || name.utf8.starts(with: StoreDirectory.creationPrefix.utf8) {
+            name = "_" + name
+        }
+        while name.utf8.count > DatabaseName.maximumLength {
+            name.unicodeScalars.removeLast()
+        }
+        return name
     }
 }

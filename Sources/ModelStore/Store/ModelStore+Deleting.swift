@@ -20,16 +20,22 @@ extension ModelStore {
     /// ```
     ///
     /// Only a directory that carries ModelStore's marker is deleted; symbolic links are
-    /// never followed.
+    /// never followed. The folder is first renamed to a `.modelstore-trash-*` folder, so a
+    /// crash never leaves half a database under its name; a trash folder left by a crash is
+    /// finished by the next delete, ``deleteAllDatabases(in:)`` or open in the same directory.
     ///
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)``;
     ///   ``ModelStoreError/notAModelStore(path:)`` for a folder, file or link that is not a
     ///   ModelStore database (it is left untouched); ``ModelStoreError/locked(path:message:)``
-    ///   if another process has it open; ``ModelStoreError/io(path:message:)``.
+    ///   if another process has it open (a ModelStore or any other LevelDB client);
+    ///   ``ModelStoreError/io(path:message:)``.
     public static func deleteDatabase(named name: String, in directory: URL = defaultDirectory) throws {
         try DatabaseName.validate(name)
         guard let root = try StoreDirectory.canonicalRoot(directory, create: false) else { return }
         try deleteDirectory(root + "/" + name, root: root)
+        // Finish deletions a crash interrupted. Best effort: trash that cannot be removed now
+        // stays recognisable (and listed by `modelstore list`) for the next try.
+        try? DatabaseTrash.finishAll(in: root)
     }
 
     /// Deletes the database `name` under `directory` without blocking the caller's thread.
@@ -44,7 +50,8 @@ extension ModelStore {
     }
 
     /// Deletes every ModelStore database under `directory`, closing those this process has
-    /// open. Files and folders that are not ModelStore databases are left untouched.
+    /// open, and finishes deletions that a crash interrupted (`.modelstore-trash-*` folders).
+    /// Files and folders that are not ModelStore databases are left untouched.
     ///
     /// It tries every database even if one fails, then throws the first failure (for
     /// example ``ModelStoreError/locked(path:message:)`` for one open in another process).
@@ -57,9 +64,13 @@ extension ModelStore {
             throw ModelStoreError.io(path: root, message: "cannot list the root directory: \(error.localizedDescription)")
         }
         var firstFailure: (any Error)?
+        do {
+            try DatabaseTrash.finishAll(in: root)  // deletions a crash interrupted
+        } catch {
+            firstFailure = error
+        }
         for entry in entries.sorted() {
-            let isTrash = entry.hasPrefix(StoreDirectory.trashPrefix)
-            guard isTrash || (try? DatabaseName.validate(entry)) != nil else { continue }
+            guard (try? DatabaseName.validate(entry)) != nil else { continue }  // trash names are invalid
             let path = root + "/" + entry
             guard StoreDirectory.kind(of: path) == .database else { continue }
             do {
@@ -89,6 +100,10 @@ extension ModelStore {
             case .database:
                 let lock = try DirectoryLock(directory: path)
                 defer { lock.unlock() }
+                // Also LevelDB's own lock: a plain LevelDB client (no ModelStore marker lock)
+                // may hold the database.
+                let levelDBLock = try LevelDBFileLock(directory: path)
+                defer { levelDBLock.release() }
                 try StoreDirectory.remove(path, root: root)
             }
         }

@@ -60,13 +60,18 @@ public final class ModelStore: Sendable {
     ///   - policy: When records expire.
     ///   - configuration: Root directory, clock, codec and LevelDB tuning.
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` or
-    ///   ``ModelStoreError/invalidPolicy(reason:)`` before anything is created on disk;
+    ///   ``ModelStoreError/invalidPolicy(reason:)`` (for the policy or the configuration's
+    ///   sweep interval, limits or object cache size) before anything is created on disk;
     ///   ``ModelStoreError/locked(path:message:)`` if another process has the database open;
-    ///   ``ModelStoreError/notAModelStore(path:)`` if the name's directory is not ours;
+    ///   ``ModelStoreError/notAModelStore(path:)`` if the name's directory is not ours (even an
+    ///   empty folder: ModelStore only uses folders it created);
     ///   ``ModelStoreError/corrupted(path:message:)`` or ``ModelStoreError/io(path:message:)``
     ///   from LevelDB. A failed open never deletes anything.
     public init(name: String, policy: UpdatePolicy, configuration: Configuration = Configuration()) throws {
+        // Everything is checked before anything touches the disk.
+        try DatabaseName.validate(name)
         try policy.validate()
+        try configuration.validate()
         database = try DatabaseRegistry.shared.acquire(name: name, configuration: configuration)
         self.name = name
         self.policy = policy
@@ -74,10 +79,6 @@ public final class ModelStore: Sendable {
         reader = RecordReader(policy: policy, configuration: configuration)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
         if let interval = configuration.automaticSweepInterval {
-            guard interval.isFinite, interval > 0 else {
-                DatabaseRegistry.shared.release(database)
-                throw ModelStoreError.invalidPolicy(reason: "the automatic sweep interval must be positive and finite")
-            }
             let sweeper = AutomaticSweeper(store: self, interval: interval)
             self.sweeper.withLock { $0 = sweeper }
         }
@@ -136,7 +137,7 @@ extension ModelStore {
         let length = key.utf8.count
         if length == 0 { throw .invalidKey(key: key, reason: "the key is empty") }
         if length > maximumKeyLength {
-            throw .invalidKey(key: key, reason: "the key is \(length) UTF-8 bytes; at most \(maximumKeyLength) are allowed")
+            throw .invalidKey(key: key, reason: "the key is \(length) UTF-8 bytes")
         }
     }
 }

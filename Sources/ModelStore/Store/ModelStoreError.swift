@@ -15,13 +15,16 @@
 /// ```
 public enum ModelStoreError: Error, Sendable, Hashable {
     /// The database name is not allowed (empty, `.`, `..`, contains `/`, `\`, NUL or control
-    /// characters, or is longer than 200 UTF-8 bytes). Nothing was created on disk.
+    /// characters, is longer than 200 UTF-8 bytes, or starts with a prefix ModelStore reserves
+    /// for its own folders: `.modelstore-new-`, `.modelstore-trash-`). Nothing was created on disk.
     case invalidName(name: String, reason: String)
 
     /// The key is not allowed (empty, or longer than ``ModelStore/maximumKeyLength`` bytes).
     case invalidKey(key: String, reason: String)
 
-    /// The update policy or a per-record lifetime is not a positive, finite interval.
+    /// The update policy, a per-record lifetime or an expiry setting of the configuration
+    /// (sweep interval, limits, object cache size) is out of range. `reason` names the setting
+    /// and its valid values. Nothing was created on disk.
     case invalidPolicy(reason: String)
 
     /// Another process (or another open of the same directory under a different spelling)
@@ -41,9 +44,18 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// link), so ModelStore refuses to open or delete it.
     case notAModelStore(path: String)
 
+    /// The root directory (``ModelStore/Configuration/directory``), or a folder on its path, is a
+    /// file or something else that is not a directory. `path` names it; it is left untouched.
+    case notADirectory(path: String)
+
     /// An earlier write failed (for example on a full disk), so this store refuses further
     /// writes until it is reopened; reads keep working. `message` is the first failure's.
     case writesDisabled(path: String, message: String)
+
+    /// The database's directory was deleted (or moved away and replaced) while it was open, for
+    /// example by a cache cleaner, so this instance refuses writes that could not survive.
+    /// Open a new ``ModelStore``: it gets a fresh database at that path.
+    case directoryRemoved(path: String)
 
     /// The encoded record is larger than LevelDB accepts (its lengths are 32-bit).
     case valueTooLarge(key: String, byteCount: Int)
@@ -61,37 +73,74 @@ extension ModelStoreError: CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidName(name, reason):
-            return "Invalid database name \(name.debugDescription): \(reason). Use a short name without slashes "
-                + "or control characters."
+            return "Invalid database name \(name.debugDescription): \(Self.clause(reason)). Use 1 to 200 UTF-8 "
+                + "bytes without slashes, backslashes, NUL or control characters, that is not a single or double "
+                + "dot and does not start with .modelstore-new- or .modelstore-trash-"
         case let .invalidKey(key, reason):
-            return "Invalid key \(Self.abbreviated(key)): \(reason)."
+            return "Invalid key \(Self.abbreviated(key)): \(Self.clause(reason)). "
+                + "Use 1 to \(ModelStore.maximumKeyLength) UTF-8 bytes."
         case let .invalidPolicy(reason):
-            return "Invalid update policy: \(reason). Use a positive, finite number of seconds or .never."
+            // The reason names the valid values: they differ between a policy, a record's
+            // lifetime, the sweep interval and the limits.
+            return "Invalid setting: \(Self.clause(reason))."
         case let .locked(path, message):
-            return "The database at \(path) is in use by another process (\(message)). Close it there first, "
-                + "or open a different database."
+            return "The database at \(path) is in use by another process (\(Self.clause(message))). "
+                + "Close it there first, or open a different database."
         case let .corrupted(path, message):
-            return "The database at \(path) is damaged (\(message)). Repair it with ModelStore.repair(named:) "
-                + "or delete it if it only holds a cache."
+            return "The database at \(path) is damaged (\(Self.clause(message))). Repair it with "
+                + "ModelStore.repair(named:) or delete it if it only holds a cache."
         case let .io(path, message):
-            return "An I/O error occurred on the database at \(path) (\(message)). Check free disk space, "
-                + "permissions and the open-file limit."
+            return "An I/O error occurred on the database at \(path) (\(Self.clause(message))). Check free disk "
+                + "space, permissions and the open-file limit."
         case let .closed(path):
             return "The store for \(path) is closed or its database was deleted; open a new ModelStore."
         case let .notAModelStore(path):
             return "\(path) was not created by ModelStore (or is a symbolic link), so it is left untouched. "
-                + "Choose another name or move that folder away."
+                + "Choose another name or move it away."
+        case let .notADirectory(path):
+            return "\(path) is a file, not a directory, so it cannot hold databases; it is left untouched. Set "
+                + "ModelStore.Configuration.directory to a directory (a missing one is created), or move the file away."
         case let .writesDisabled(path, message):
-            return "Writes to the database at \(path) are disabled after an earlier write failed (\(message)). "
-                + "Free disk space or fix the I/O problem, then reopen the store."
+            return "Writes to the database at \(path) are disabled after an earlier write failed "
+                + "(\(Self.clause(message))). Free disk space or fix the I/O problem, then reopen the store."
+        case let .directoryRemoved(path):
+            return "The directory of the database at \(path) was deleted or replaced while the database was open "
+                + "(a cache cleaner?), so writes to it cannot be kept. Open a new ModelStore: it starts a fresh "
+                + "database there."
         case let .valueTooLarge(key, byteCount):
             return "The record for key \(Self.abbreviated(key)) is \(byteCount) bytes, larger than LevelDB accepts."
         case let .encodingFailed(key, type, message):
-            return "Could not encode \(type) for key \(Self.abbreviated(key)): \(message)."
+            return "Could not encode \(type) for key \(Self.abbreviated(key)): \(Self.clause(message))."
         case let .decodingFailed(key, type, message):
-            return "The record for key \(Self.abbreviated(key)) does not decode as \(type): \(message). "
+            return "The record for key \(Self.abbreviated(key)) does not decode as \(type): \(Self.clause(message)). "
                 + "The record was left untouched."
         }
+    }
+
+    /// The failure in a few words, without advice, for a later error that quotes it
+    /// (``writesDisabled(path:message:)``): quoting the whole description would repeat its advice.
+    var failureSummary: String {
+        switch self {
+        case let .locked(_, message), let .corrupted(_, message), let .io(_, message),
+            let .writesDisabled(_, message):
+            return Self.clause(message)
+        default:
+            return Self.clause(description)
+        }
+    }
+
+    /// `text` as a clause to embed in a sentence: without surrounding spaces or a final period,
+    /// which Foundation's and LevelDB's messages often end with, so that the sentence built
+    /// around it never ends in "..".
+    static func clause(_ text: String) -> String {
+        var clause = Substring(text)
+        while let last = clause.last, last == "." || last.isWhitespace {
+            clause = clause.dropLast()
+        }
+        while let first = clause.first, first.isWhitespace {
+            clause = clause.dropFirst()
+        }
+        return String(clause)
     }
 
     /// Keeps messages readable when a key is huge or binary.

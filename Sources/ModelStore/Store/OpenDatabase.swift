@@ -10,13 +10,37 @@ import Logging
 final class OpenDatabase: @unchecked Sendable {
     // @unchecked: all stored properties are immutable or are `Locked`/lock-guarded types.
 
-    /// The database's canonical directory path, the registry's key.
+    /// The database's canonical directory path, as spelled by the open that opened it.
     let path: String
     let name: String
     let root: String
     let engine: LevelDB
     let logger: Logger
     private let lock: DirectoryLock
+
+    /// The marker file's identity, the registry's key.
+    var identity: FileIdentity { lock.identity }
+
+    /// The settings fixed at the first open, compared with later opens' (see the registry).
+    let options: EngineOptions
+    let objectCacheLimit: Int
+
+    /// Whether the database's directory was found removed or replaced while open (calls on its
+    /// instances then throw ``ModelStoreError/directoryRemoved(path:)``, not `closed`), and
+    /// when writes last checked.
+    private let removal = Locked(RemovalCheck())
+
+    struct RemovalCheck {
+        var removed = false
+        /// Monotonic nanoseconds of the last look at the marker; 0 before the first.
+        var lastCheck: UInt64 = 0
+    }
+
+    /// How often writes look at the marker: at most once per millisecond. Looking costs an
+    /// fstat(2), about 0.3 µs here, a tenth of a binary-codec put; once per millisecond it is
+    /// lost in the noise. The price: writes acknowledged in the first millisecond after the
+    /// directory is deleted can be lost with it (RELIABILITY.md, "Not guaranteed").
+    static let removalCheckInterval: UInt64 = 1_000_000
 
     /// Read-through fetches in flight, by key, so concurrent misses share one fetch.
     let fetches = Locked<[String: Task<any Sendable, any Error>]>([:])
@@ -52,6 +76,8 @@ final class OpenDatabase: @unchecked Sendable {
         self.name = name
         self.root = root
         self.logger = logger
+        self.options = options
+        self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
     }
 
@@ -84,6 +110,60 @@ final class OpenDatabase: @unchecked Sendable {
         changes.finishAll()
     }
 
+    // MARK: - A removed directory
+
+    /// Records that the directory is gone, so instances report it; returns whether this call
+    /// was the first to notice, for logging once.
+    @discardableResult
+    func markDirectoryRemoved() -> Bool {
+        removal.withLock { state in
+            defer { state.removed = true }
+            return !state.removed
+        }
+    }
+
+    /// The error for a call on a database that is no longer open.
+    var closedError: ModelStoreError {
+        removal.withLock { $0.removed } ? .directoryRemoved(path: path) : .closed(path: path)
+    }
+
+    /// Throws ``ModelStoreError/directoryRemoved(path:)`` once the marker was found unlinked,
+    /// which happens only when the directory is deleted: a write acknowledged then would vanish
+    /// with the files. Looks at the marker at most once per ``removalCheckInterval``; once it
+    /// found it unlinked, refuses every write. The caller holds the write gate.
+    @inline(__always)
+    private func refuseIfDirectoryRemoved() throws(ModelStoreError) {
+        let now = Self.monotonicNanoseconds()
+        let (removed, due) = removal.withLock { state -> (Bool, Bool) in
+            guard !state.removed, now &- state.lastCheck >= Self.removalCheckInterval else {
+                return (state.removed, false)
+            }
+            state.lastCheck = now
+            return (false, true)
+        }
+        if removed { throw closedOrRemoved() }
+        guard due, !lock.markerIsLinked() else { return }
+        throw closedOrRemoved()
+    }
+
+    /// After the marker was found unlinked: `closed` when ModelStore deleted the database (it
+    /// closes the engine first), else ``ModelStoreError/directoryRemoved(path:)``, logged once.
+    private func closedOrRemoved() -> ModelStoreError {
+        guard engine.isOpen else { return closedError }
+        if markDirectoryRemoved() {
+            logger.error(
+                "The database's directory was deleted while it was open; refusing writes. Open a new ModelStore.",
+                metadata: ["database": "\(path)"])
+        }
+        return .directoryRemoved(path: path)
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
     // MARK: - Error funnel
 
     /// Runs an engine call, converting engine errors into ``ModelStoreError``.
@@ -96,7 +176,7 @@ final class OpenDatabase: @unchecked Sendable {
         } catch let error as LevelDBFailure {
             throw error.storeError(path: path)
         } catch is EngineClosed {
-            throw .closed(path: path)
+            throw closedError
         } catch {
             throw .io(path: path, message: String(describing: error))
         }
@@ -109,6 +189,7 @@ final class OpenDatabase: @unchecked Sendable {
         do {
             return try writeGate.withReadLock { () throws(ModelStoreError) -> Result in
                 try refuseIfWritesDisabled()
+                try refuseIfDirectoryRemoved()
                 return try run(body)
             }
         } catch {
@@ -126,6 +207,7 @@ final class OpenDatabase: @unchecked Sendable {
         defer { if let firstFailure { logWriteFailure(firstFailure) } }
         return try writeGate.withWriteLock { () throws(ModelStoreError) -> Result in
             try refuseIfWritesDisabled()
+            try refuseIfDirectoryRemoved()
             do throws(ModelStoreError) {
                 return try run(body)
             } catch {
@@ -143,10 +225,11 @@ final class OpenDatabase: @unchecked Sendable {
     }
 
     /// Whether `error`, thrown by a write, must stop later writes: any engine failure, but not a
-    /// closed database or a write that was refused because writes are already disabled.
+    /// closed database, a removed directory (every later write says so itself) or a write that
+    /// was refused because writes are already disabled.
     private static func disablesWrites(_ error: ModelStoreError) -> Bool {
         switch error {
-        case .closed, .writesDisabled: return false
+        case .closed, .writesDisabled, .directoryRemoved: return false
         default: return true
         }
     }
@@ -155,7 +238,7 @@ final class OpenDatabase: @unchecked Sendable {
     /// this was the first, which the caller logs once it has let go of the gate.
     private func recordWriteFailure(_ error: ModelStoreError) -> Bool {
         guard writeFailure == nil else { return false }
-        writeFailure = error.description
+        writeFailure = error.failureSummary
         return true
     }
 

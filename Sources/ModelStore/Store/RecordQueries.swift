@@ -137,7 +137,12 @@ extension ModelStore {
     }
 
     /// LevelDB's estimate of the bytes the records in `range` take on disk (after
-    /// compression; recent writes still in memory are not counted).
+    /// compression).
+    ///
+    /// It counts only LevelDB's sorted tables, so writes still in the in-memory write buffer
+    /// are not counted: on a new database it is 0 until the buffer is flushed, which happens
+    /// when it reaches ``Configuration/writeBufferSize`` (16 MiB by default), on
+    /// ``compact(in:)``, or when the database is next opened.
     public func approximateSize(in range: KeyRange = .all) throws -> UInt64 {
         let database = try openDatabase()
         let limit = range.upperBound ?? [UInt8](repeating: 0xFF, count: Self.maximumKeyLength + 1)

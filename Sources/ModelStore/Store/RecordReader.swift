@@ -74,7 +74,16 @@ struct RecordReader: Sendable {
 }
 
 /// A one-line description of an encoding or decoding error that names the field involved.
+///
+/// It is a clause without a final period (Foundation's messages end in one), so that the
+/// sentence ``ModelStoreError`` builds around it never ends in "..".
 func describeCodingError(_ error: any Error) -> String {
+    func detail(_ context: DecodingError.Context) -> String {
+        ModelStoreError.clause(context.debugDescription)
+    }
+    func detail(_ context: EncodingError.Context) -> String {
+        ModelStoreError.clause(context.debugDescription)
+    }
     func path(_ codingPath: [any CodingKey]) -> String {
         codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
             .joined(separator: ".")
@@ -83,14 +92,14 @@ func describeCodingError(_ error: any Error) -> String {
     case let DecodingError.keyNotFound(key, context):
         return "missing field \"\(key.stringValue)\" at \(path(context.codingPath))"
     case let DecodingError.typeMismatch(type, context):
-        return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
+        return "expected \(type) at \(path(context.codingPath)): \(detail(context))"
     case let DecodingError.valueNotFound(type, context):
         return "expected \(type) but found null at \(path(context.codingPath))"
     case let DecodingError.dataCorrupted(context):
-        return "corrupted data at \(path(context.codingPath)): \(context.debugDescription)"
+        return "corrupted data at \(path(context.codingPath)): \(detail(context))"
     case let EncodingError.invalidValue(value, context):
-        return "cannot encode \(value) at \(path(context.codingPath)): \(context.debugDescription)"
+        return "cannot encode \(value) at \(path(context.codingPath)): \(detail(context))"
     default:
-        return String(describing: error)
+        return ModelStoreError.clause(String(describing: error))
     }
 }

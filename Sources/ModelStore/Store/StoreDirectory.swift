@@ -14,9 +14,11 @@ import Darwin
 //       .modelstore                  marker: says the folder is ours; ModelStore holds an
 //                                    exclusive flock(2) on it while the database is open
 //       CURRENT, LOCK, LOG, MANIFEST-*, *.log, *.ldb   LevelDB's own files
+//     .modelstore-new-<uuid>/        a database being created: built here with its marker,
+//                                    then renamed to <name> in one step (StoreDirectory+Creation)
 //     .modelstore-trash-<uuid>/      a database being deleted (renamed first, so a crash
 //                                    mid-delete never leaves a half-deleted database behind
-//                                    under its name); removed by the next delete
+//                                    under its name); see DatabaseTrash
 //
 // ModelStore never opens, repairs or deletes a folder without the marker, and never follows
 // a symbolic link in the root, so user files next to the databases are left alone.
@@ -39,23 +41,71 @@ enum StoreDirectory {
         case foreign
     }
 
-    /// Creates the root if needed and returns its canonical path, so that differently
-    /// spelled paths (`/x/./db`, symlinked roots) map to one database.
+    /// Returns the root's canonical path (no symbolic links, `.` or `..`), creating missing
+    /// directories when `create` is true; nil when it does not exist and `create` is false.
+    ///
+    /// The path is resolved the way the file system resolves it, whether or not it exists yet:
+    /// one component at a time, each existing prefix through `realpath(3)`, so `..` after a
+    /// symbolic link goes to the parent of the link's target, and each missing component is
+    /// created under its resolved parent. (`standardizedFileURL` removes `..` lexically, which
+    /// would put a missing root somewhere else than the same path finds once it exists.)
+    /// Differently spelled paths to one directory give one string.
     static func canonicalRoot(_ url: URL, create: Bool) throws(ModelStoreError) -> String? {
-        let path = url.standardizedFileURL.path
-        if create {
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw .io(path: path, message: "cannot create the root directory: \(error.localizedDescription)")
+        let path = url.path
+        try requireDirectory(atOrAbove: path)
+        var resolved = "/"
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            switch component {
+            case ".":
+                continue
+            case "..":
+                // `resolved` has no links left, so its lexical parent is its physical parent.
+                resolved = parent(of: resolved)
+            default:
+                let candidate = (resolved == "/" ? "" : resolved) + "/" + component
+                if let real = realPath(candidate) {
+                    resolved = real
+                    continue
+                }
+                guard errno == ENOENT else {
+                    throw .io(path: path, message: "cannot resolve the root directory: \(lastErrorMessage())")
+                }
+                guard create else { return nil }
+                if mkdir(candidate, 0o777) != 0 && errno != EEXIST {
+                    throw .io(path: path, message: "cannot create the root directory: \(lastErrorMessage())")
+                }
+                guard let real = realPath(candidate) else {
+                    throw .io(path: path, message: "cannot resolve the root directory: \(lastErrorMessage())")
+                }
+                resolved = real
             }
         }
-        guard let resolved = realpath(path, nil) else {
-            if !create && errno == ENOENT { return nil }
-            throw .io(path: path, message: "cannot resolve the root directory: \(lastErrorMessage())")
+        var info = stat()
+        guard stat(resolved, &info) == 0 else {
+            throw .io(path: path, message: "cannot read the root directory: \(lastErrorMessage())")
         }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(path: resolved) }
+        return resolved
+    }
+
+    /// `realpath(3)` as a String, or nil with `errno` set.
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// The identity of the marker in the database directory `path`, without following links;
+    /// nil if there is none.
+    static func markerIdentity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path + "/" + markerName, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return FileIdentity(info)
     }
 
     /// Classifies `path` without following symbolic links.
@@ -70,29 +120,30 @@ enum StoreDirectory {
         return .database
     }
 
-    /// Makes sure `path` is a database directory of ours, creating it if it is missing.
+    /// Makes sure `path` (a folder directly in `root`) is a database directory of ours,
+    /// creating it if it is missing.
     ///
-    /// An existing empty folder is adopted; a folder with other content, a file or a
-    /// symbolic link is refused with ``ModelStoreError/notAModelStore(path:)``.
-    static func prepare(_ path: String) throws(ModelStoreError) {
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw .io(path: path, message: "cannot create the database directory: \(lastErrorMessage())")
-        }
-        switch kind(of: path) {
-        case .database:
-            return
-        case .missing:
-            throw .io(path: path, message: "the database directory vanished while it was being created")
-        case .foreign:
-            var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, try isEmptyDirectory(path) else {
+    /// A folder ModelStore did not create, even an empty one, a file or a symbolic link is
+    /// refused with ``ModelStoreError/notAModelStore(path:)``. A missing one is built under a
+    /// temporary name with its marker and renamed into place, so other processes see either
+    /// no folder or a complete database, never an empty folder; when two processes create the
+    /// same name at once, one rename wins and the other uses its database.
+    static func prepare(_ path: String, root: String) throws(ModelStoreError) {
+        for _ in 0..<3 {
+            switch kind(of: path) {
+            case .database:
+                return
+            case .foreign:
                 throw .notAModelStore(path: path)
+            case .missing:
+                if try create(path, root: root) { return }
+                // Lost a race: the name appeared (or vanished again); classify it afresh.
             }
-            try writeMarker(in: path)
         }
+        throw .io(path: path, message: "the database directory kept appearing and vanishing while it was created")
     }
 
-    private static func writeMarker(in directory: String) throws(ModelStoreError) {
+    static func writeMarker(in directory: String) throws(ModelStoreError) {
         let fd = open(directory + "/" + markerName, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw .io(path: directory, message: "cannot create the ModelStore marker: \(lastErrorMessage())")
@@ -104,34 +155,10 @@ enum StoreDirectory {
         }
     }
 
-    /// Throws `io` when the folder cannot be listed (for example with no file descriptors
-    /// left), rather than mistaking our own new folder for a foreign one.
-    private static func isEmptyDirectory(_ path: String) throws(ModelStoreError) -> Bool {
-        guard let directory = opendir(path) else {
-            throw .io(path: path, message: "cannot list the database directory: \(lastErrorMessage())")
-        }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { return false }
-        }
-        return true
-    }
-
-    /// Removes a database directory: renames it out of the way, then deletes the renamed tree
-    /// without following symbolic links. The caller holds the directory's ``DirectoryLock``.
+    /// Removes a database directory through a trash folder (see ``DatabaseTrash``). The
+    /// caller holds the directory's ``DirectoryLock`` and ``LevelDBFileLock``.
     static func remove(_ path: String, root: String) throws(ModelStoreError) {
-        let trash = root + "/" + trashPrefix + UUID().uuidString
-        guard rename(path, trash) == 0 else {
-            throw .io(path: path, message: "cannot move the database aside to delete it: \(lastErrorMessage())")
-        }
-        do {
-            try FileManager.default.removeItem(atPath: trash)
-        } catch {
-            throw .io(path: path, message: "cannot delete the database's files: \(error.localizedDescription)")
-        }
+        try DatabaseTrash.delete(path, root: root)
     }
 
     static func lastErrorMessage() -> String {
@@ -154,6 +181,10 @@ func closeDescriptor(_ fd: Int32) -> Int32 {
 final class DirectoryLock: Sendable {
     private let descriptor: Locked<Int32?>
 
+    /// The marker file's identity, read from the locked descriptor: it names the database
+    /// directory this lock belongs to, however the path to it is spelled.
+    let identity: FileIdentity
+
     init(directory: String) throws(ModelStoreError) {
         let fd = open(directory + "/" + StoreDirectory.markerName, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
@@ -164,11 +195,33 @@ final class DirectoryLock: Sendable {
             let code = errno
             _ = closeDescriptor(fd)
             if code == EWOULDBLOCK {
-                throw .locked(path: directory, message: "the database is open in another process")
+                throw .locked(path: directory, message: "its \(StoreDirectory.markerName) marker is locked")
             }
             throw .io(path: directory, message: "cannot lock the database: \(String(cString: strerror(code)))")
         }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            _ = flock(fd, LOCK_UN)
+            _ = closeDescriptor(fd)
+            throw .io(path: directory, message: "cannot read the ModelStore marker: \(String(cString: strerror(code)))")
+        }
+        identity = FileIdentity(info)
         descriptor = Locked(fd)
+    }
+
+    /// Whether the marker still has a name in the file system. False once the database's
+    /// directory was deleted under us (a cache cleaner's `rm -rf`): LevelDB's files are then
+    /// unlinked too, and anything written to them is lost when the database closes. One
+    /// fstat(2) of the descriptor this lock already holds, cheap enough for every write.
+    /// True once the lock is released (the engine is closed then and says so itself).
+    func markerIsLinked() -> Bool {
+        descriptor.withLock { fd in
+            guard let fd else { return true }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { return true }
+            return info.st_nlink > 0
+        }
     }
 
     /// Releases the lock. Safe to call more than once.

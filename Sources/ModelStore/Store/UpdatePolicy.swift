@@ -49,13 +49,20 @@ public enum UpdatePolicy: Sendable, Hashable {
     /// positive, finite number.
     func validate() throws(ModelStoreError) {
         if case .custom(let seconds) = self {
-            try Self.validate(lifetime: seconds, what: "custom interval")
+            try Self.validate(
+                lifetime: seconds, what: "custom interval", otherwise: "for records that never expire, use .never")
         }
     }
 
-    static func validate(lifetime seconds: TimeInterval, what: String) throws(ModelStoreError) {
+    /// Throws unless `seconds` is positive and finite; `otherwise` names the valid alternative
+    /// in this context (it differs: `.never` for a policy, no lifetime for a record).
+    static func validate(
+        lifetime seconds: TimeInterval, what: String,
+        otherwise: String = "to keep the store's policy, leave the lifetime out"
+    ) throws(ModelStoreError) {
         guard seconds.isFinite, seconds > 0 else {
-            throw .invalidPolicy(reason: "the \(what) must be a positive, finite number of seconds, not \(seconds)")
+            throw .invalidPolicy(
+                reason: "the \(what) must be a positive, finite number of seconds, not \(seconds); \(otherwise)")
         }
     }
 }

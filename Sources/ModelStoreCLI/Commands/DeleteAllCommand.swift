@@ -6,7 +6,8 @@ struct DeleteAllCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete-all",
         abstract: "Delete every database under the root (requires --yes).",
-        discussion: "Files and folders that are not ModelStore databases are left untouched.")
+        discussion: "Files and folders that are not ModelStore databases are left untouched. "
+            + "Deletions a crash interrupted (.modelstore-trash-* folders) are finished too.")
 
     @Flag(help: "Confirm that every database under the root should be deleted.")
     var yes = false
@@ -16,6 +17,7 @@ struct DeleteAllCommand: ParsableCommand {
     func run() throws {
         let storeRoot = root.storeRoot
         let names = try storeRoot.databaseNames()
+        let interrupted = storeRoot.pendingDeletions().count
         guard yes else {
             let what =
                 names.isEmpty
@@ -27,7 +29,7 @@ struct DeleteAllCommand: ParsableCommand {
                 message: "delete-all deletes every database under \(storeRoot.path) (\(what)). "
                     + "Run it again with --yes to confirm.")
         }
-        guard !names.isEmpty else {
+        guard !names.isEmpty || interrupted > 0 else {
             print("No databases under \(storeRoot.path); nothing deleted.")
             return
         }
@@ -44,8 +46,9 @@ struct DeleteAllCommand: ParsableCommand {
                 message: failure.message + " Deleted: \(list(deleted)); still there: \(list(remaining)).")
         }
         print(
-            "Deleted \(Format.count(names.count, "database")) from \(storeRoot.path): \(names.joined(separator: ", "))."
-        )
+            "Deleted \(Format.count(names.count, "database")) from \(storeRoot.path)"
+                + (names.isEmpty ? "" : ": \(names.joined(separator: ", "))")
+                + (interrupted > 0 ? "; finished \(Format.count(interrupted, "interrupted deletion"))." : "."))
     }
 
     private func list(_ names: [String]) -> String {

@@ -9,8 +9,9 @@ struct DumpCommand: ParsableCommand {
         abstract: "Print every record as newline-delimited JSON (key, metadata, value).",
         discussion: """
             Records stream through a cursor one at a time, so a dump of any size runs in constant \
-            memory. Each line has the form of `get --json`; records of codecs the tool cannot decode \
-            carry their encoded bytes in base64. A record that cannot be read at all (a damaged \
+            memory. Each line has the form of `get --json`: property lists converted to JSON, records \
+            of the binary codec and custom codecs as base64 of their encoded bytes, and `shownAs` \
+            saying which. A record that cannot be read at all (a damaged \
             header) is printed as {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
             With standard output redirected and standard error on a terminal, a progress bar is drawn.
             """)
@@ -21,7 +22,11 @@ struct DumpCommand: ParsableCommand {
     @Option(help: "Only records whose keys start with this prefix.")
     var prefix: String?
 
-    @Option(help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Judge expiry under this policy (default: never): \(PolicyArgument.help).", valueName: "policy"),
+        transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 
     @OptionGroup var root: RootOptions
@@ -50,8 +55,10 @@ struct DumpCommand: ParsableCommand {
                 out.line(bytes: try encoder.encode(RecordReport(entry, now: now)))
             } catch ModelStoreError.decodingFailed(let key, _, let message) {
                 // The cursor has already stepped past the record, so the dump can go on.
-                if let (entry, codec) = try raw.entry(forKey: key) {
-                    out.line(bytes: try encoder.encode(RecordReport(entry, codec: codec, now: now)))
+                if let (entry, codec) = try raw.entry(forKey: key),
+                    let report = RecordReport(entry, codec: codec, now: now)
+                {
+                    out.line(bytes: try encoder.encode(report))
                 } else {
                     undecodable += 1
                     out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))

@@ -10,8 +10,10 @@ struct GetCommand: ParsableCommand {
         discussion: """
             The model is decoded without knowing its Swift type. Records written by the JSON codec \
             are shown as they were stored; property-list records are converted to JSON; records of \
-            other codecs (binary, custom) are shown as base64 of their encoded bytes. Expired \
-            records are shown too, marked as expired under --policy, and are not removed.
+            the binary codec and of custom codecs are shown as base64 of their encoded bytes, since \
+            they cannot be decoded without the model type. The "shown as" line (`shownAs` in --json: \
+            json, jsonConvertedFromPropertyList or base64) says which. Expired records are shown too, \
+            marked as expired under --policy, and are not removed.
             """)
 
     @Argument(help: "The database's name.")
@@ -20,7 +22,11 @@ struct GetCommand: ParsableCommand {
     @Argument(help: "The key.")
     var key: String
 
-    @Option(help: ArgumentHelp("Judge expiry under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Judge expiry under this policy (default: never): \(PolicyArgument.help).", valueName: "policy"),
+        transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 
     @OptionGroup var root: RootOptions
@@ -40,7 +46,8 @@ struct GetCommand: ParsableCommand {
             return
         }
         print("key          \(report.key)")
-        print("codec        \(report.codec)\(report.codec == "json" ? "" : " (shown converted to JSON)")")
+        print("codec        \(report.codec)")
+        print("shown as     \(report.shownAs.explanation)")
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
@@ -60,11 +67,13 @@ struct GetCommand: ParsableCommand {
             return try store.entry(InspectedValue.self, forKey: key).map { RecordReport($0, now: Date()) }
         } catch ModelStoreError.decodingFailed(_, _, let message) {
             let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
-            guard let (entry, codec) = try raw.entry(forKey: key) else {
+            guard let (entry, codec) = try raw.entry(forKey: key),
+                let report = RecordReport(entry, codec: codec, now: Date())
+            else {
                 throw CommandFailure(
                     status: .failure, message: "cannot show the record for key \(key.debugDescription): \(message).")
             }
-            return RecordReport(entry, codec: codec, now: Date())
+            return report
         }
     }
 }

@@ -21,17 +21,21 @@ struct KeysCommand: ParsableCommand {
     @Flag(help: "List from the last key to the first.")
     var reverse = false
 
-    @Option(help: "List at most this many keys.")
+    // `.unconditional` so `--limit -5` reaches validate() instead of being read as an option.
+    @Option(parsing: .unconditional, help: "List at most this many keys (0 or more).")
     var limit: Int?
 
-    @Option(help: ArgumentHelp("Only keys still fresh under this policy: \(PolicyArgument.help).", valueName: "policy"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Only keys still fresh under this policy: \(PolicyArgument.help).", valueName: "policy"),
+        transform: PolicyArgument.parse)
     var policy: PolicyArgument?
 
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
 
     func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more; got \(limit).") }
     }
 
     func run() throws {

@@ -6,7 +6,11 @@ struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the databases under the root, with record counts and size on disk.",
-        discussion: "Folders without ModelStore's .modelstore marker are not databases and are skipped.")
+        discussion: """
+            Folders without ModelStore's .modelstore marker are not databases and are skipped. \
+            A deletion a crash interrupted (a .modelstore-trash-* folder) is listed with status \
+            "deleting"; the next delete, delete-all or open in the root finishes it.
+            """)
 
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
@@ -15,18 +19,21 @@ struct ListCommand: ParsableCommand {
     /// (`status` says why: `locked` or `error`).
     struct Row: Encodable {
         let name: String
+        /// Every stored record: `list` applies no update policy, so expired records are counted
+        /// (`includesExpired` says so in the JSON; `stats --policy` tells live from expired).
         let records: Int?
         let bytesOnDisk: UInt64
         let status: String
         let error: String?
 
         /// Written by hand so `records` prints as null for a database that could not be opened.
-        private enum CodingKeys: String, CodingKey { case name, records, bytesOnDisk, status, error }
+        private enum CodingKeys: String, CodingKey { case name, records, includesExpired, bytesOnDisk, status, error }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(records, forKey: .records)
+            try container.encode(true, forKey: .includesExpired)
             try container.encode(bytesOnDisk, forKey: .bytesOnDisk)
             try container.encode(status, forKey: .status)
             try container.encodeIfPresent(error, forKey: .error)
@@ -35,7 +42,12 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let storeRoot = root.storeRoot
-        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) }
+        // Before any database is opened: an open finishes interrupted deletions in the background.
+        let deleting = storeRoot.pendingDeletions().map { name in
+            Row(name: name, records: nil, bytesOnDisk: storeRoot.diskUsage(of: name).bytes,
+                status: StoreRoot.pendingDeletionStatus, error: nil)
+        }
+        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) } + deleting
         if output.json {
             print(try JSONOutput.pretty(rows))
             return
@@ -54,6 +66,8 @@ struct ListCommand: ParsableCommand {
                 Format.pad(row.name, nameWidth) + "  " + Format.pad(records, 10, right: true) + "  "
                     + Format.pad(Format.bytes(row.bytesOnDisk), 10, right: true))
         }
+        print("RECORDS counts every stored record, expired ones included (no policy applied); "
+            + "`modelstore stats NAME --policy P` counts live and expired records.")
     }
 
     /// Counts every stored record (expired ones too: the listing shows what is on disk).

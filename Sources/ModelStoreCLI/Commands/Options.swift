@@ -3,16 +3,49 @@ import Foundation
 import ModelStore
 
 /// `--root`, shared by every command.
+///
+/// It has no default: ModelStore's default directory is per program
+/// (`<caches>/ModelStore/<program>`, the program's `ModelStore.defaultDirectory`), and the
+/// tool's own would be none of them. Without `--root` the tool says where the programs' folders
+/// are and which exist, so the right one is one copy and paste away.
 struct RootOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "The directory that holds the databases (default: \(ModelStore.defaultDirectory.path)).",
+            "The directory that holds the databases (required). A program's default is "
+                + "\(Self.programsFolder.path)/<program>, its ModelStore.defaultDirectory.",
             valueName: "path"))
     var root: String?
 
-    /// The root to work in.
+    /// `<caches>/ModelStore`, which holds each program's default directory.
+    static var programsFolder: URL { ModelStore.defaultDirectory.deletingLastPathComponent() }
+
+    func validate() throws {
+        guard root == nil else { return }
+        let folder = Self.programsFolder.path
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let programs = entries.filter { entry in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: folder + "/" + entry, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+                && !FileManager.default.fileExists(atPath: folder + "/" + entry + "/" + StoreRoot.markerName)
+        }
+        var message = "--root is required. Each program keeps its databases in its own folder, "
+            + "\(folder)/<program> by default."
+        if let first = programs.first {
+            message += " Programs with folders there: \(programs.joined(separator: ", ")). "
+                + "For example: --root \(folder)/\(first)"
+        } else {
+            message += " No program has a folder there yet."
+        }
+        if entries.contains(where: { StoreRoot(url: Self.programsFolder).isDatabase($0) }) {
+            message += " \(folder) itself holds databases of an earlier ModelStore version: --root \(folder)"
+        }
+        throw ValidationError(message)
+    }
+
+    /// The root to work in (``validate()`` made sure one was given).
     var storeRoot: StoreRoot {
-        StoreRoot(url: root.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ModelStore.defaultDirectory)
+        StoreRoot(url: URL(fileURLWithPath: root ?? Self.programsFolder.path, isDirectory: true))
     }
 
     /// ` --root PATH` when a root was given, for commands the tool suggests in messages.
@@ -31,33 +64,47 @@ struct JSONOption: ParsableArguments {
 }
 
 /// An update policy on the command line: a preset name or a number of seconds.
-struct PolicyArgument: ExpressibleByArgument {
+///
+/// Options read it with `parsing: .unconditional` and ``parse(_:)``: without that,
+/// ArgumentParser takes `-5` for an option and says only "Missing value for '--policy'".
+struct PolicyArgument: Sendable, CustomStringConvertible {
     let policy: UpdatePolicy
-
-    init?(argument: String) {
-        switch argument.lowercased() {
-        case "lowest": policy = .lowest
-        case "low": policy = .low
-        case "middle": policy = .middle
-        case "high": policy = .high
-        case "highest": policy = .highest
-        case "never": policy = .never
-        default:
-            guard let seconds = TimeInterval(argument), seconds.isFinite, seconds > 0 else { return nil }
-            policy = .custom(seconds)
-        }
-    }
 
     init(_ policy: UpdatePolicy) {
         self.policy = policy
     }
 
+    /// Reads a preset name or a positive number of seconds.
+    ///
+    /// - Throws: ``Invalid``, whose description ArgumentParser appends to its usage error.
+    @Sendable static func parse(_ argument: String) throws -> PolicyArgument {
+        switch argument.lowercased() {
+        case "lowest": return PolicyArgument(.lowest)
+        case "low": return PolicyArgument(.low)
+        case "middle": return PolicyArgument(.middle)
+        case "high": return PolicyArgument(.high)
+        case "highest": return PolicyArgument(.highest)
+        case "never": return PolicyArgument(.never)
+        default:
+            guard let seconds = TimeInterval(argument) else { throw Invalid(reason: "it is not a policy name") }
+            guard seconds.isFinite, seconds > 0 else {
+                throw Invalid(reason: "a number of seconds must be positive and finite")
+            }
+            return PolicyArgument(.custom(seconds))
+        }
+    }
+
+    /// Why a `--policy` value was refused, with the values that are accepted.
+    struct Invalid: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "\(reason). Use \(PolicyArgument.help)." }
+    }
+
     /// The help text every `--policy` option shares.
     static let help =
         "lowest (7 days), low (24 h), middle (1 h), high (1 min), highest (10 s), never, "
-        + "or a number of seconds"
-}
+        + "or a positive number of seconds"
 
-extension PolicyArgument {
-    var defaultValueDescription: String { policy.description }
+    /// How the default appears in `--help`.
+    var description: String { policy.description }
 }

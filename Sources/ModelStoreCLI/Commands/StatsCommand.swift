@@ -12,8 +12,17 @@ struct StatsCommand: ParsableCommand {
     var name: String
 
     @Option(
-        help: ArgumentHelp("Count records as expired under this policy: \(PolicyArgument.help).", valueName: "policy"))
-    var policy = PolicyArgument(.never)
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Count records as expired under this policy (default: never, under which only records stored "
+                + "with a lifetime of their own expire): \(PolicyArgument.help).",
+            valueName: "policy"),
+        transform: PolicyArgument.parse)
+    var policy: PolicyArgument?
+
+    /// The policy expiry is judged by: `--policy`, or `never` when none is given (a database
+    /// does not record the policy its program opens it with, so the tool cannot know it).
+    private var assumedPolicy: UpdatePolicy { policy?.policy ?? .never }
 
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
@@ -37,7 +46,10 @@ struct StatsCommand: ParsableCommand {
 
         let name: String
         let path: String
+        /// The policy `records.expired` was counted under.
         let policy: String
+        /// Whether that policy is the default (`never`, no `--policy` given) rather than chosen.
+        let policyIsDefault: Bool
         let records: Records
         let sizes: Sizes
         let leveldbStats: String
@@ -47,7 +59,7 @@ struct StatsCommand: ParsableCommand {
         let inspector = root.inspector
         let everything = try inspector.unchanged(name)
         defer { try? everything.close() }
-        let current = try inspector.current(name, policy: policy.policy)
+        let current = try inspector.current(name, policy: assumedPolicy)
         defer { try? current.close() }
 
         let total = try everything.count()
@@ -56,7 +68,8 @@ struct StatsCommand: ParsableCommand {
         let report = Report(
             name: name,
             path: everything.url.path,
-            policy: policy.policy.description,
+            policy: assumedPolicy.description,
+            policyIsDefault: policy == nil,
             records: .init(total: total, live: live, expired: max(0, total - live)),
             sizes: .init(approximate: try everything.approximateSize(), onDisk: usage.bytes, files: usage.files),
             leveldbStats: try everything.statistics())
@@ -72,7 +85,8 @@ struct StatsCommand: ParsableCommand {
         print("path         \(report.path)")
         print("records      \(report.records.total)")
         print("  live       \(report.records.live)")
-        print("  expired    \(report.records.expired)  (under policy \(report.policy))")
+        let assumption = report.policyIsDefault ? ", assumed: no --policy given" : ""
+        print("  expired    \(report.records.expired)  (under policy \(report.policy)\(assumption))")
         print(
             "size         \(Format.bytes(report.sizes.onDisk)) on disk in \(Format.count(report.sizes.files, "file"))")
         print("  estimate   \(Format.bytes(report.sizes.approximate))  (LevelDB's estimate; excludes unflushed writes)")

@@ -12,7 +12,9 @@ struct SweepCommand: ParsableCommand {
     var name: String
 
     @Option(
-        help: ArgumentHelp("Remove records expired under this policy: \(PolicyArgument.help).", valueName: "policy"))
+        parsing: .unconditional,
+        help: ArgumentHelp("Remove records expired under this policy: \(PolicyArgument.help).", valueName: "policy"),
+        transform: PolicyArgument.parse)
     var policy: PolicyArgument
 
     @OptionGroup var root: RootOptions

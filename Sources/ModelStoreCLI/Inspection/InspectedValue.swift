@@ -1,18 +1,18 @@
 import Foundation
 import ModelStore
 
-/// A stored model read without its type: its JSON, and which codec wrote it.
+/// A JSON record read without its model type.
 ///
 /// The inspection store decodes JSON records with a decoder of its own that carries a marker
 /// in its `userInfo`. ModelStore picks the decoder by the codec byte in each record's header,
-/// so a value decoded without the marker came through another built-in codec (a property
-/// list) and is shown converted to JSON. Records of codecs ModelStore cannot read itself
-/// (binary, custom) fail to decode and are reported as such.
+/// so a decoder without the marker means another codec wrote the record. Decoding then
+/// fails on purpose: the binary codec's bytes only make sense with the model type (decoding
+/// them as "any value" would show garbage), and property lists are converted by
+/// ``RawRecordReader`` from their raw bytes, so every record is labelled with the codec that
+/// really wrote it.
 struct InspectedValue: Decodable, Sendable {
     /// The model as JSON.
     let json: JSONValue
-    /// The codec that wrote the record, as far as the tool can tell.
-    let codec: String
 
     /// The `userInfo` key that marks the inspection store's JSON decoder.
     static let jsonMarker = CodingUserInfoKey(rawValue: "ModelStoreCLI.jsonCodec")!
@@ -25,9 +25,10 @@ struct InspectedValue: Decodable, Sendable {
     }
 
     init(from decoder: any Decoder) throws {
+        guard decoder.userInfo[Self.jsonMarker] != nil else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "not a JSON record; read it through RawRecordReader"))
+        }
         json = try JSONValue(from: decoder)
-        codec =
-            decoder.userInfo[Self.jsonMarker] != nil
-            ? ModelCodecIdentifier.json.description : ModelCodecIdentifier.propertyList.description
     }
 }

@@ -15,9 +15,21 @@ struct Inspector {
     /// The root the databases live under.
     let root: StoreRoot
 
-    /// Fails with ``ExitStatus/notFound`` unless `name` is a database under the root.
+    /// Fails unless `name` is a database under the root: with ``ExitStatus/usage`` for a name
+    /// ModelStore never accepts, and ``ExitStatus/notFound`` when there is no database of
+    /// that name (nothing there, or a folder, file or link ModelStore did not create).
     func requireDatabase(_ name: String) throws {
-        guard root.isDatabase(name) else { throw CommandFailure.noDatabase(name, root: root.path) }
+        switch root.lookUp(name) {
+        case .database:
+            return
+        case .invalidName(let reason):
+            throw CommandFailure.invalidName(name, reason: reason)
+        case .missing:
+            try root.requireDirectory()
+            throw CommandFailure.noDatabase(name, root: root.path)
+        case .notADatabase(let what):
+            throw CommandFailure.notADatabase(name, what: what, root: root.path)
+        }
     }
 
     /// A store that shows every record as it is on disk and changes nothing.

@@ -17,6 +17,20 @@ struct RawPayload: Decodable, Sendable {
         throw DecodingError.dataCorrupted(
             .init(codingPath: [], debugDescription: "a raw payload is only read through RawPayloadCodec"))
     }
+
+    /// The payload of a property-list record converted to JSON, or nil if it does not decode.
+    ///
+    /// Decoded by ModelStore's own ``PropertyListModelCodec``, the decoder a store would use,
+    /// so whatever bounds it sets on damaged or hostile input apply here too.
+    func propertyListAsJSON() -> JSONValue? {
+        try? PropertyListModelCodec().decode(JSONValue.self, from: bytes)
+    }
+
+    /// The payload of a JSON record, or nil if it does not decode; through ModelStore's own
+    /// ``JSONModelCodec`` for the same reason.
+    func json() -> JSONValue? {
+        try? JSONModelCodec().decode(JSONValue.self, from: bytes)
+    }
 }
 
 /// A codec that claims one codec identifier and returns each record's payload as a
@@ -42,9 +56,10 @@ struct RawPayloadCodec: ModelCodec {
 ///
 /// ModelStore picks the decoder by the codec byte in the record's header, and its public API
 /// does not say which codec a record used. So this reader asks stores configured with a
-/// ``RawPayloadCodec`` for each identifier the tool cannot decode (binary, then the custom
-/// range) until one accepts the record, and tries the identifiers it has already met first,
-/// so a database written by one custom codec costs one extra read per record.
+/// ``RawPayloadCodec`` for each identifier other than JSON (property list, binary, the custom
+/// range, then the identifiers no codec uses yet) until one accepts the record, and tries the
+/// identifiers it has already met first, so a database written by one codec costs one extra
+/// read per record.
 final class RawRecordReader {
     private let inspector: Inspector
     private let name: String
@@ -52,8 +67,13 @@ final class RawRecordReader {
     private var stores: [UInt8: ModelStore] = [:]
     private var seen: [UInt8] = []
 
-    /// The identifiers a record the JSON store cannot decode may carry.
-    private static let candidates: [UInt8] = [ModelCodecIdentifier.binary.rawValue] + Array(128...255)
+    /// The identifiers a record the JSON store cannot decode may carry. JSON comes last: the
+    /// inspection store reads JSON records itself and only sends here those it could not decode
+    /// (damaged ones, or all of them should its decoder ever lose the marker ``InspectedValue``
+    /// relies on).
+    private static let candidates: [UInt8] =
+        [ModelCodecIdentifier.propertyList.rawValue, ModelCodecIdentifier.binary.rawValue] + Array(128...255)
+        + [0] + Array(4...127) + [ModelCodecIdentifier.json.rawValue]
 
     init(inspector: Inspector, name: String, policy: UpdatePolicy) {
         self.inspector = inspector

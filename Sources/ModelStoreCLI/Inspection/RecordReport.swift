@@ -10,11 +10,33 @@ import ModelStore
 ///  "storedAt":"2026-11-21T16:09:00Z","value":{"name":"Ada"}}
 /// ```
 ///
-/// A record of a codec the tool cannot decode has `"value": null` and instead
-/// `"payloadBase64"` (the encoded model) and a `"note"` that says why.
+/// `shownAs` says what `value` holds: `json` (the record as stored), `jsonConvertedFromPropertyList`,
+/// or `base64`. A record of a codec the tool cannot decode without the model type (binary,
+/// custom) has `"value": null` and instead `"payloadBase64"` (the encoded model) and a `"note"`
+/// that says why.
 struct RecordReport: Encodable {
+    /// How a record's model is shown.
+    enum Representation: String, Encodable {
+        /// JSON exactly as the JSON codec stored it.
+        case json
+        /// A property-list record converted to JSON.
+        case jsonConvertedFromPropertyList
+        /// The encoded bytes in base64, for codecs that need the model type to decode.
+        case base64
+
+        /// The representation in words, for `get`'s text output.
+        var explanation: String {
+            switch self {
+            case .json: return "JSON, as stored"
+            case .jsonConvertedFromPropertyList: return "JSON, converted from the property list"
+            case .base64: return "base64 of the encoded bytes (decoding them needs the model type)"
+            }
+        }
+    }
+
     let key: String
     let codec: String
+    let shownAs: Representation
     let storedAt: Date
     let expiresAt: Date?
     let expired: Bool
@@ -27,7 +49,8 @@ struct RecordReport: Encodable {
     /// store's frozen clock).
     init(_ entry: ModelStore.Entry<InspectedValue>, now: Date) {
         key = entry.key
-        codec = entry.value.codec
+        codec = ModelCodecIdentifier.json.description
+        shownAs = .json
         storedAt = entry.storedAt
         expiresAt = entry.expiresAt
         expired = entry.expiresAt.map { now >= $0 } ?? false  // ModelStore's rule: expired at the deadline
@@ -37,14 +60,31 @@ struct RecordReport: Encodable {
         note = nil
     }
 
-    /// Describes a record whose payload could not be decoded, from its raw bytes.
-    init(_ entry: ModelStore.Entry<RawPayload>, codec: ModelCodecIdentifier, now: Date) {
+    /// Describes a record from its raw bytes: a property list converted to JSON, a JSON record
+    /// as stored, anything else as base64. Nil when a property-list or JSON payload does not
+    /// decode: that record is damaged, and the caller reports it as unreadable.
+    init?(_ entry: ModelStore.Entry<RawPayload>, codec: ModelCodecIdentifier, now: Date) {
         key = entry.key
         self.codec = codec.description
         storedAt = entry.storedAt
         expiresAt = entry.expiresAt
         expired = entry.expiresAt.map { now >= $0 } ?? false
         byteCount = entry.byteCount
+        let decoded: (JSONValue, Representation)? =
+            switch codec {
+            case .propertyList: entry.value.propertyListAsJSON().map { ($0, .jsonConvertedFromPropertyList) }
+            case .json: entry.value.json().map { ($0, .json) }
+            default: nil
+            }
+        if let (json, representation) = decoded {
+            shownAs = representation
+            value = json
+            payloadBase64 = nil
+            note = nil
+            return
+        }
+        if codec == .propertyList || codec == .json { return nil }
+        shownAs = .base64
         value = nil
         payloadBase64 = entry.value.bytes.base64EncodedString()
         note = "written by the \(codec) codec, which modelstore cannot decode without the model type; "
@@ -53,13 +93,14 @@ struct RecordReport: Encodable {
 
     /// Written by hand so `expiresAt` and `value` print as null rather than being left out.
     private enum CodingKeys: String, CodingKey {
-        case key, codec, storedAt, expiresAt, expired, byteCount, value, payloadBase64, note
+        case key, codec, shownAs, storedAt, expiresAt, expired, byteCount, value, payloadBase64, note
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)
         try container.encode(codec, forKey: .codec)
+        try container.encode(shownAs, forKey: .shownAs)
         try container.encode(Format.date(storedAt), forKey: .storedAt)
         try container.encode(expiresAt.map(Format.date), forKey: .expiresAt)  // null, not omitted
         try container.encode(expired, forKey: .expired)

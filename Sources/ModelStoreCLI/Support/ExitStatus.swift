@@ -29,6 +29,22 @@ struct CommandFailure: Error, CustomStringConvertible {
                 + "Run `modelstore list --root \(root)` to see the databases there.")
     }
 
+    /// `name` is not a name ModelStore accepts, whatever is on disk.
+    static func invalidName(_ name: String, reason: String) -> CommandFailure {
+        CommandFailure(
+            status: .usage,
+            message: "invalid database name \(name.debugDescription): \(reason). "
+                + "Database names are single folder names without slashes or control characters.")
+    }
+
+    /// `name` under `root` is something ModelStore did not create (`what` says what).
+    static func notADatabase(_ name: String, what: String, root: String) -> CommandFailure {
+        CommandFailure(
+            status: .notFound,
+            message: "\(name.debugDescription) under \(root) is not a ModelStore database (it is \(what)); "
+                + "modelstore leaves it untouched. Run `modelstore list --root \(root)` to see the databases there.")
+    }
+
     /// Wraps any error: ModelStore's errors keep their advice and get the matching status.
     init(_ error: any Error) {
         switch error {

@@ -98,6 +98,20 @@ extension Book {
     }
 }
 
+/// A codec that claims the JSON identifier but writes JSON cut in half, like a damaged record.
+struct TruncatedJSONCodec: ModelCodec {
+    var identifier: ModelCodecIdentifier { .json }
+
+    func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        let json = try JSONEncoder().encode(value)
+        return json.prefix(json.count / 2)
+    }
+
+    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try JSONDecoder().decode(type, from: data)
+    }
+}
+
 /// A codec the tool cannot read: its identifier is a custom one, so only a store configured
 /// with it could decode the records.
 struct ReversedJSONCodec: ModelCodec {

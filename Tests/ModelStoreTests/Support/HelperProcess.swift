@@ -48,8 +48,13 @@ final class HelperProcess: @unchecked Sendable {
 
     /// Closes the helper's standard input, which tells a holding helper to exit, and waits.
     func finish() {
-        try? input.fileHandleForWriting.close()
+        closeInput()
         process.waitUntilExit()
+    }
+
+    /// Closes the helper's standard input without waiting (to release many helpers at once).
+    func closeInput() {
+        try? input.fileHandleForWriting.close()
     }
 
     /// Runs the helper to completion and returns its output.

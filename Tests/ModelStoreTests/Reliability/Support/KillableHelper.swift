@@ -10,9 +10,14 @@ final class KillableHelper {
     private let output = Pipe()
     private var buffered = Data()
 
-    init(_ arguments: [String]) throws {
+    /// Starts the helper; `environment` adds variables (for example
+    /// `MODELSTORE_TEST_CRASH_AT`) to this process's.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = HelperProcess.executableURL
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         try process.run()

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The steps of ModelStore's multi-step file operations (repair, delete) where the
+/// reliability tests make a helper process die.
+///
+/// A test starts `ModelStoreTestHelper` with `MODELSTORE_TEST_CRASH_AT=<raw value>` in its
+/// environment; when the helper reaches that step it kills itself with SIGKILL, exactly as a
+/// crash there would. Without the variable (always, outside those tests) a step costs one
+/// comparison with a value read once.
+enum CrashPoint: String, CaseIterable {
+    /// The repair's backup and journal are written; no LevelDB file has changed yet.
+    case repairBackedUp = "repair-backed-up"
+    /// Damaged log records are neutralised (in copies renamed over the logs).
+    case repairScrubbed = "repair-scrubbed"
+    /// LevelDB's repair returned; the journal still says a repair is in progress.
+    case repairRepaired = "repair-repaired"
+    /// The journal is gone (the repair is committed); the backup folder is not yet.
+    case repairCommitted = "repair-committed"
+    /// A restore from the backup removed the directory's LevelDB files and linked none back.
+    case restoreEmptied = "restore-emptied"
+    /// A reset removed `CURRENT`; the other LevelDB files and its journal are still there.
+    case resetStarted = "reset-started"
+    /// A deleted database's folder was renamed to a trash folder; nothing is removed yet.
+    case deleteRenamed = "delete-renamed"
+    /// A trash folder is empty except for its marker.
+    case trashEmptied = "trash-emptied"
+    /// A trash folder's marker is gone; the empty folder remains.
+    case trashUnmarked = "trash-unmarked"
+
+    private static let armed: String? = getenv("MODELSTORE_TEST_CRASH_AT").map { String(cString: $0) }
+
+    /// Kills the process if a test armed this step.
+    func reached() {
+        guard let armed = Self.armed, armed == rawValue else { return }
+        _ = kill(getpid(), SIGKILL)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import ModelStore
+import Testing
+
+/// Where the tool looks (`--root`) and how it tells names apart.
+@Suite struct RootAndNameTests {
+    @Test func withoutRootTheToolSaysWhereProgramsKeepTheirDatabasesAndExitsWithUsage() throws {
+        let result = try ToolProcess.modelstore(["list"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--root is required"))
+        #expect(result.stderr.contains("/ModelStore/<program>"))
+    }
+
+    @Test func canonicallyEquivalentNamesAreListedAndReadAsTwoDatabases() throws {
+        let fixture = StoreFixture()
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        try fixture.write(["k": Book.sample()], in: composed)
+        let probe = fixture.root.path + "/" + decomposed
+        var info = stat()
+        try #require(lstat(probe, &info) != 0, "this file system maps both spellings to one folder")
+        try fixture.write(["k": Book.sample(), "only-nfd": Book.sample()], in: decomposed)
+
+        let rows = try ToolProcess.modelstore(["list", "--json"] + fixture.rootArguments).json() as? [[String: Any]]
+        let names = try #require(rows).compactMap { $0["name"] as? String }
+        #expect(Set(names.map { Array($0.utf8) }) == [Array(composed.utf8), Array(decomposed.utf8)])
+        let keysNFD = try ToolProcess.modelstore(["keys", decomposed] + fixture.rootArguments)
+        #expect(keysNFD.lines == ["k", "only-nfd"])
+        let keysNFC = try ToolProcess.modelstore(["keys", composed] + fixture.rootArguments)
+        #expect(keysNFC.lines == ["k"])
+    }
+}

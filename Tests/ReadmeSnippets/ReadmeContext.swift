@@ -1,0 +1,37 @@
+import Foundation
+import ModelStore
+
+// The context README.md's Swift examples are compiled in. scripts/extract-readme-snippets
+// turns each ```swift block into a method on `ReadmeContext` (ReadmeSnippets.swift), so a
+// block can use these names as it does in the README without declaring them. Nothing here
+// runs: the target exists so that `swift build --build-tests` fails when an example stops
+// compiling. Keep this file to what the README leaves to the reader's app.
+
+/// What the README's examples use without declaring it.
+struct ReadmeContext: Sendable {
+    /// The store the tour opens (`let store = try ModelStore(name: "userdb", policy: .low)`).
+    let store: ModelStore
+    /// The store of `Item`s the bulk import fills.
+    let items: ModelStore
+    /// A model value, as the tour's first block makes one.
+    let user: User
+    /// The app's progress display (Examples/QuickStart has a real one).
+    let bar: ProgressBar
+    /// The app's network client, for the read-through examples.
+    let api: APIClient
+}
+
+/// Stands for the app's progress display in the bulk import example.
+final class ProgressBar: Sendable {
+    func update(_ progress: ModelStore.ImportProgress) {}
+}
+
+/// Stands for the app's network client in the read-through examples.
+struct APIClient: Sendable {
+    func fetchUser(_ id: Int) async throws -> User {
+        throw URLError(.notConnectedToInternet)
+    }
+}
+
+/// Stands for the app's code that shows a model, in the offline example.
+func show(_ user: User, outdated: Bool) {}

@@ -1,0 +1,188 @@
+// Generated from README.md by scripts/extract-readme-snippets: do not edit; run the script.
+// Every ```swift block of the README, compiled in the context ReadmeContext.swift supplies.
+import Foundation
+import ModelStore
+
+// README.md:39 is not compiled: Package.swift excerpt
+
+// README.md:77
+#sourceLocation(file: "README.md", line: 78)
+import ModelStore
+
+struct Book: Codable, Equatable { var name: String; var price: Double }
+struct User: Codable, Equatable { var userName: String; var book: Book }
+struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [String] }
+#sourceLocation()
+
+extension ReadmeContext {
+    /// README.md:85
+    func readmeLine85() throws {
+#sourceLocation(file: "README.md", line: 86)
+        let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
+        let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
+        try store.set(user, forKey: "user")
+        let cached: User? = try store.object(forKey: "user")              // nil if missing or expired
+        let same = try store.object(User.self, forKey: "user")
+        let entry = try store.entry(User.self, forKey: "user")            // value + storedAt + expiresAt
+        try store.set(user, forKey: "session", expiresAfter: 30)          // this record lives 30 seconds
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:95
+    func readmeLine95() throws {
+#sourceLocation(file: "README.md", line: 96)
+        try store.contains("user")                     // true unless missing or expired
+        try store.removeObject(forKey: "user")
+        try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
+        try store.removeObjects(withPrefix: "feed:")   // returns how many it removed
+        try store.removeAllObjects()                   // and compacts, so the disk space comes back
+        store.url                                      // the database's directory
+        try store.close()                              // this instance is done; later calls throw `closed`
+        try store.deleteFromDisk()                     // closes (every instance), then deletes
+
+        try ModelStore.deleteDatabase(named: "userdb")                     // also `in: URL`
+        try ModelStore.deleteAllDatabases()                                // also `in: URL`
+        // In async code, `try await` either one: the async versions work off the caller's thread.
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:148
+    func readmeLine148() throws {
+#sourceLocation(file: "README.md", line: 149)
+        if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
+            show(stale.value, outdated: stale.isExpired)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:156
+    func readmeLine156() throws {
+#sourceLocation(file: "README.md", line: 157)
+        var configuration = ModelStore.Configuration()
+        configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
+        configuration.now = { Date() }                   // the clock; tests inject their own
+        configuration.codec = JSONModelCodec()           // or BinaryModelCodec(), PropertyListModelCodec(), your own
+        configuration.syncWrites = false                 // true: every write waits for the disk
+        configuration.objectCacheLimit = 1_000           // decoded models kept in memory (0: off, the default)
+        configuration.automaticSweepInterval = 600       // sweep expired records every 10 minutes (nil: off)
+        configuration.maximumRecordCount = 100_000       // sweeps evict the oldest beyond this (nil: no limit)
+        configuration.maximumTotalBytes = 500 << 20      // …and beyond 500 MiB of records (nil: no limit)
+        configuration.blockCacheSize = 8 << 20           // LevelDB tuning: block cache, write buffer,
+        configuration.writeBufferSize = 16 << 20         // bloom filter bits (10), paranoid checks (on),
+        configuration.bloomFilterBitsPerKey = 10         // read checksums (on), open files, block size
+        configuration.usesSnappyCompression = false      // true: about half the disk, slower random reads
+        let store = try ModelStore(name: "users", policy: .low, configuration: configuration)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:192
+    func readmeLine192() throws {
+#sourceLocation(file: "README.md", line: 193)
+        let snapshot = try items.snapshot()                       // a consistent, read-only view
+        try items.write { batch in                                // all or nothing
+            try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
+            batch.removeObject(forKey: "2")
+        }
+        let before = try snapshot.object(Item.self, forKey: "1")  // still "Item 1"
+        let after = try items.object(Item.self, forKey: "1")      // "Renamed"
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:211
+    func readmeLine211() async throws {
+#sourceLocation(file: "README.md", line: 212)
+        let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
+        let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
+        let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
+            bar.update(progress)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:227
+    func readmeLine227() throws {
+#sourceLocation(file: "README.md", line: 228)
+        let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
+        let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
+        while let entry = try cursor.next() {
+            print(entry.key, entry.value.title)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:241
+    func readmeLine241() throws {
+#sourceLocation(file: "README.md", line: 242)
+        try store.count()                                   // live records (reads headers only)
+        try store.count(in: .prefix("feed:"))
+        try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
+        try store.approximateSize()                         // bytes on disk, LevelDB's estimate
+        try store.statistics()                              // LevelDB's leveldb.stats report
+        try store.compact()                                 // give space from removed records back
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:256
+    func readmeLine256() throws {
+#sourceLocation(file: "README.md", line: 257)
+        let removed = try store.removeExpiredObjects()      // how many it removed
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:276
+    func readmeLine276() async throws {
+#sourceLocation(file: "README.md", line: 277)
+        let user = try await store.object(User.self, forKey: "user:42") {
+            try await api.fetchUser(42)            // runs on a miss or when the record has expired
+        }
+        let offlineFriendly = try await store.object(User.self, forKey: "user:42", staleIfError: true) {
+            try await api.fetchUser(42)            // if this throws, an expired record is returned instead
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:289
+    func readmeLine289() async throws {
+#sourceLocation(file: "README.md", line: 290)
+        for await change in store.changes() {
+            print(change.key, change.kind)         // .set, .removed, .expired or .evicted
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:318
+    func readmeLine318() throws {
+#sourceLocation(file: "README.md", line: 319)
+        do {
+            let store = try ModelStore(name: "users", policy: .low)
+            _ = try store.object(User.self, forKey: "user")
+        } catch ModelStoreError.locked {
+            print("Another process has the database open.")
+        } catch let ModelStoreError.decodingFailed(key, type, message) {
+            print("\(key) is not a \(type): \(message)")
+        }
+#sourceLocation()
+    }
+}
