@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Stores models as JSON, written and read by ModelStore's own encoder and decoder with exactly the results of
-/// Foundation's `JSONEncoder` and `JSONDecoder`. The default codec.
+/// Stores models as JSON, written and read by ModelStore's own encoder and decoder with the results of Foundation's
+/// `JSONEncoder` and `JSONDecoder`, apart from the exceptions listed below. The default codec.
 ///
 /// JSON is tolerant of model changes: unknown keys are ignored and missing optional
 /// properties decode as nil. Pass your own coders to change date or key strategies:
@@ -20,13 +20,23 @@ public import Foundation
 /// ## Decoding
 ///
 /// With a `JSONDecoder` on default settings, reads use a decoder built into ModelStore that is about five times
-/// faster than Foundation's for typical models and gives exactly the same results: the same values for every
-/// document Foundation decodes, and an error wherever Foundation throws one. Whenever it meets anything it does not
-/// handle exactly as Foundation does (JSON that is not strict RFC 8259, such as trailing commas; a number
-/// Foundation would read through `Decimal`; a model that catches a decoding error and carries on), it hands the
-/// bytes to the `JSONDecoder` instead, so errors and edge cases are Foundation's own. Such a read costs a little
-/// more than the `JSONDecoder` alone; for models that always catch errors (a generic JSON value tried type by type,
-/// say), use ``DecodingEngine/foundation``.
+/// faster than Foundation's for typical models and gives the same results: the same values for every document
+/// Foundation decodes, and an error wherever Foundation throws one, with these exceptions:
+///
+/// - A document that is not strict RFC 8259 JSON throws `DecodingError.dataCorrupted`, even where Foundation is
+///   more lenient: trailing commas, a byte-order mark, UTF-16 or UTF-32 text, invalid UTF-8 or escapes in a value
+///   the model never reads. Bytes ModelStore's scanner rejects are never handed to Foundation, whose parser crashes
+///   on some damaged documents (nesting cut at its 512-level limit). `JSONEncoder` never writes such documents;
+///   to read ones written by other tools, use ``DecodingEngine/foundation``.
+/// - A number whose significand is zero and that has an exponent (`0e5`, `0.00e1`, `-0.0e1`) reads as zero when
+///   decoded as a `Double`, `Float` or `Date`. RFC 8259 allows it; Foundation throws for many such spellings, a
+///   misreading in its underflow check. Integer and `Decimal` reads agree with Foundation.
+///
+/// Whenever it meets anything else it does not handle exactly as Foundation does (a number Foundation would read
+/// through `Decimal`; a model that catches a decoding error and carries on), it hands the bytes to the `JSONDecoder`
+/// instead, so errors and edge cases are Foundation's own. Such a read costs a little more than the `JSONDecoder`
+/// alone; for models that always catch errors (a generic JSON value tried type by type, say), use
+/// ``DecodingEngine/foundation``.
 ///
 /// ## Encoding
 ///
@@ -34,10 +44,19 @@ public import Foundation
 /// the record's buffer, several times faster than Foundation's. It writes the bytes `JSONEncoder` writes, except
 /// that an object's keys come in the order the model encodes them (Foundation's order comes from a `Dictionary` and
 /// changes between runs; both decode to the same values). Whatever it does not reproduce exactly (a key encoded
-/// twice, `superEncoder()`, a value that encodes nothing, a non-finite float, an error thrown by the model, very
-/// deep nesting) it hands to the `JSONEncoder`, so errors are Foundation's own; ``EncodingEngine/foundation``
-/// always uses the `JSONEncoder`. A model's `encode(to:)` then runs a second time, so it too should have no side
-/// effects.
+/// twice, `superEncoder()`, a value that encodes nothing, a non-finite float, an error thrown by the model, a 512th
+/// nested array or object, which `JSONEncoder` refuses) it hands to the `JSONEncoder`, so errors are Foundation's
+/// own; ``EncodingEngine/foundation`` always uses the `JSONEncoder`. A model's `encode(to:)` then runs a second time
+/// (a third, for the depth check below), so it too should have no side effects.
+///
+/// ## Nesting
+///
+/// Whatever the engine, a model that nests more than 512 values deep throws `EncodingError.invalidValue`, counting
+/// every value that encodes itself (a struct, an enum, an array, a single-value wrapper) inside another, and not the
+/// scalars it writes (strings, numbers, `Bool`, `Date`, `Data`, `URL`, `Decimal`). `JSONEncoder` recurses without a
+/// limit and crashes the process on models deep enough, so ModelStore checks before it hands a model over; it is the
+/// same limit as ``BinaryModelCodec``'s and ``PropertyListModelCodec``'s. Reading, a document that nests more than
+/// 512 arrays and objects throws `DecodingError.dataCorrupted`.
 ///
 /// A model's `init(from:)` runs a second time when the bytes go to the `JSONDecoder` after ModelStore's decoder
 /// began, so it should have no side effects beyond building the value (as synthesized conformances have none).
@@ -146,49 +165,73 @@ public struct JSONModelCodec: ModelCodec {
 
     /// Encodes `value` as JSON.
     ///
-    /// - Throws: What the `JSONEncoder` throws for `value`.
+    /// - Throws: `EncodingError.invalidValue` if `value` nests more than 512 levels deep (see the type's
+    ///   documentation); otherwise what the `JSONEncoder` throws for `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         if usesFastEncoder {
             var bytes: [UInt8] = []
-            if JSONFastEncoder.encode(value, appendingTo: &bytes) { return Data(bytes) }
+            if try JSONFastEncoder.encode(value, appendingTo: &bytes) { return Data(bytes) }
         }
-        return try encoder.encode(value)
+        return try foundationEncode(value)
     }
 
     /// Encodes `value` as JSON at the end of `buffer`, which keeps its contents if encoding throws.
     ///
-    /// - Throws: What the `JSONEncoder` throws for `value`.
+    /// - Throws: The same errors as ``encode(_:)``.
     public func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws {
-        if usesFastEncoder, JSONFastEncoder.encode(value, appendingTo: &buffer) { return }
-        buffer.append(contentsOf: try encoder.encode(value))
+        if usesFastEncoder, try JSONFastEncoder.encode(value, appendingTo: &buffer) { return }
+        buffer.append(contentsOf: try foundationEncode(value))
+    }
+
+    /// The `JSONEncoder`'s bytes, once the model is known not to nest deep enough to overflow its recursion.
+    private func foundationEncode<Value: Encodable>(_ value: Value) throws -> Data {
+        try EncodingDepthProbe.check(value)
+        return try encoder.encode(value)
     }
 
     /// Decodes a `type` from JSON.
     ///
-    /// - Throws: What the `JSONDecoder` throws for `data`.
+    /// - Throws: `DecodingError.dataCorrupted` for a document that is not strict RFC 8259 JSON (when ModelStore's
+    ///   decoder is used) or that nests more than 512 arrays and objects; otherwise what the `JSONDecoder` throws.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        if usesFastDecoder,
-            let value = try? data.withUnsafeBytes({ try JSONFastDecoder.decode(type, from: $0) })
-        {
+        if usesFastDecoder, let value = try data.withUnsafeBytes({ try fastDecode(type, from: $0) }) {
             return value
         }
+        try data.withUnsafeBytes { try JSONNestingGuard.check($0, allowsJSON5: decoder.allowsJSON5) }
         return try decoder.decode(type, from: data)
     }
 
     /// Decodes a `type` from JSON in borrowed memory, without copying it.
     ///
-    /// - Throws: What the `JSONDecoder` throws for `bytes`.
+    /// - Throws: The same errors as ``decode(_:from:)``.
     public func decode<Value: Decodable>(
         _ type: Value.Type,
         fromBytes bytes: UnsafeRawBufferPointer
     ) throws -> Value {
-        if usesFastDecoder, let value = try? JSONFastDecoder.decode(type, from: bytes) {
+        if usesFastDecoder, let value = try fastDecode(type, from: bytes) {
             return value
         }
+        try JSONNestingGuard.check(bytes, allowsJSON5: decoder.allowsJSON5)
         // JSONDecoder does not keep its input, so LevelDB's buffer is wrapped without a copy.
         guard let base = bytes.baseAddress, bytes.count > 0 else { return try decoder.decode(type, from: Data()) }
         let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
         return try decoder.decode(type, from: data)
+    }
+
+    /// ModelStore's decoder: the value, or nil when the `JSONDecoder` must decide.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for a document the scanner rejected. Such bytes never reach
+    ///   Foundation, whose parser crashes on some of them.
+    private func fastDecode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value? {
+        do {
+            return try JSONFastDecoder.decode(type, from: bytes)
+        } catch let error as JSONSyntaxError {
+            throw error.decodingError
+        } catch {
+            // Anything else (a model's error, a value only Foundation reads exactly): Foundation's answer is the one
+            // callers see.
+            return nil
+        }
     }
 }
 
@@ -196,6 +239,12 @@ public struct JSONModelCodec: ModelCodec {
 ///
 /// Useful when records must be readable by tools that speak property lists. On Linux it is
 /// slower and larger than JSON; prefer ``JSONModelCodec`` or ``BinaryModelCodec``.
+///
+/// Foundation's property-list parsers recurse without limit and follow references without noticing cycles, so
+/// every read checks the bytes first, in time linear in their length: they must be a binary (`bplist00`) or XML
+/// property list, nest at most 512 arrays and dictionaries, and (binary) contain no object that contains itself and
+/// no references or offsets outside the data. Anything else throws `DecodingError.dataCorrupted`. Writing, a model
+/// that nests more than 512 values deep throws `EncodingError.invalidValue`, as with the other codecs.
 public struct PropertyListModelCodec: ModelCodec {
     private let encoder: PropertyListEncoder
     private let decoder: PropertyListDecoder
@@ -212,13 +261,25 @@ public struct PropertyListModelCodec: ModelCodec {
     public var identifier: ModelCodecIdentifier { .propertyList }
 
     /// Encodes `value` as a binary property list.
+    ///
+    /// - Throws: `EncodingError.invalidValue` if `value` nests more than 512 levels deep (Foundation's encoder
+    ///   would recurse until the stack overflows); otherwise what the `PropertyListEncoder` throws.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        try encoder.encode(value)
+        try EncodingDepthProbe.check(value)
+        return try encoder.encode(value)
     }
 
     /// Decodes a `type` from a property list.
+    ///
+    /// The bytes are checked first (see the type's documentation), so a damaged or hostile record throws instead
+    /// of crashing Foundation's parser.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` for data that is not a binary or XML property list, nests more than
+    ///   512 arrays and dictionaries, contains itself or is damaged; otherwise what the `PropertyListDecoder`
+    ///   throws.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try decoder.decode(type, from: data)
+        try PropertyListValidator.validate(data)
+        return try decoder.decode(type, from: data)
     }
 }
 

@@ -43,6 +43,35 @@ extension BinaryCodecTests {
             #expect(throws: EncodingError.self) { try codec.encode([UInt128.max]) }
         }
 
+        /// Int128 values between Int64.max + 1 and UInt64.max fit the format's unsigned integers; they once passed the
+        /// 64-bit check and were then written as signed varints, reading back negative.
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test(arguments: [
+            Int128(Int64.max) + 1, Int128(UInt64.max), Int128(UInt64.max) - 1, Int128(Int64.max), Int128(Int64.min),
+        ])
+        func int128AboveInt64RoundTripsExactlyInEveryContainer(_ value: Int128) throws {
+            struct Keyed: Codable, Equatable { var value: Int128; var list: [Int128] }
+            let keyed = Keyed(value: value, list: [value, -1, value])
+            #expect(try roundTrip(keyed) == keyed)
+            #expect(try roundTrip(value) == value)
+            #expect(try roundTrip([value]) == [value])
+            #expect(try roundTrip(UInt128(exactly: value) ?? 0) == UInt128(exactly: value) ?? 0)
+        }
+
+        /// Values that fit neither Int64 nor UInt64 throw from every container kind instead of being truncated.
+        @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+        @Test(arguments: [Int128(UInt64.max) + 1, Int128(Int64.min) - 1, Int128.max, Int128.min])
+        func int128Beyond64BitsThrowsInEveryContainer(_ value: Int128) {
+            struct Keyed: Codable { var value: Int128 }
+            #expect(throws: EncodingError.self) { try codec.encode(Keyed(value: value)) }
+            #expect(throws: EncodingError.self) { try codec.encode([value]) }
+            #expect(throws: EncodingError.self) { try codec.encode(value) }
+            if let unsigned = UInt128(exactly: value) {
+                #expect(throws: EncodingError.self) { try codec.encode([unsigned]) }
+                #expect(throws: EncodingError.self) { try codec.encode(unsigned) }
+            }
+        }
+
         @Test(arguments: [
             Double.nan, -Double.nan, Double(bitPattern: 0x7FF0_0000_0000_0001),
             Double(bitPattern: 0xFFF8_DEAD_BEEF_0001),

@@ -55,18 +55,82 @@ enum JSONCodecTests {
         case either
     }
 
+    // MARK: - The documented exceptions
+
+    /// Whether ModelStore's scanner rejects `bytes`: the codec then throws `DecodingError.dataCorrupted` and never
+    /// asks Foundation, even where Foundation would decode (trailing commas, a byte-order mark).
+    static func scannerRejects(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            do {
+                try JSONScanner.scan(buffer).deallocate()
+                return false
+            } catch {
+                return true
+            }
+        }
+    }
+
+    /// Whether `bytes` hold a number whose significand is zero and that has an exponent (`0e5`, `-0.00E+1`):
+    /// RFC 8259 allows it and ModelStore reads it as zero, while Foundation throws for many such spellings when it
+    /// reads a Double, Float or Date. The README and `JSONModelCodec` document this exception.
+    static func hasZeroWithExponent(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        var inString = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") { index += 1 } else if byte == UInt8(ascii: "\"") { inString = false }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                inString = true
+                index += 1
+                continue
+            }
+            guard byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < bytes.count, Array("+-.0123456789eE".utf8).contains(bytes[end]) { end += 1 }
+            let token = bytes[index..<end].filter { $0 != UInt8(ascii: "-") }
+            if let exponent = token.firstIndex(where: { $0 | 0x20 == UInt8(ascii: "e") }),
+                token[..<exponent].allSatisfy({ $0 == UInt8(ascii: "0") || $0 == UInt8(ascii: ".") })
+            {
+                return true
+            }
+            index = max(end, index + 1)
+        }
+        return false
+    }
+
     /// Checks that the codec gives exactly what Foundation gives for `bytes` (the same value, or an error), and
-    /// that the fast decoder on its own never gives anything else.
+    /// that the fast decoder on its own never gives anything else, apart from the documented exceptions: a
+    /// document the scanner rejects throws `dataCorrupted`, and a zero with an exponent reads as zero.
     static func expectSameAsFoundation<T: Decodable & Equatable>(
         _ type: T.Type,
         _ bytes: [UInt8],
         fast expectation: FastExpectation = .either,
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        let reference = foundation(type, bytes)
+        var reference = foundation(type, bytes)
         let direct = fast(type, bytes)
         let (fromBytes, fromData) = codec(type, bytes)
         let text = String(decoding: bytes.prefix(300), as: UTF8.self)
+        if scannerRejects(bytes) {
+            for result in [fromBytes, fromData] {
+                guard case .failure(DecodingError.dataCorrupted) = result else {
+                    Issue.record("the scanner rejects \(text) but the codec gave \(result)", sourceLocation: sourceLocation)
+                    continue
+                }
+            }
+            return
+        }
+        if case .failure = reference, hasZeroWithExponent(bytes), case .success = direct {
+            // The documented exception: the codec's value is the reference.
+            reference = direct
+        }
         for (name, result) in [("codec.decode(_:fromBytes:)", fromBytes), ("codec.decode(_:from:)", fromData)] {
             switch (reference, result) {
             case (.success(let expected), .success(let actual)):

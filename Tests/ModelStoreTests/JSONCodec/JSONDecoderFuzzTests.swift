@@ -38,6 +38,8 @@ extension JSONCodecTests {
             switch foundation(type, bytes) {
             case .success(let expected):
                 #expect(same(value, expected), "fast decoder gave \(value), Foundation \(expected)")
+            case .failure where hasZeroWithExponent(bytes):
+                break  // documented: ModelStore reads 0e5 as zero, Foundation throws
             case .failure(let error):
                 Issue.record(
                     "fast decoder decoded \(String(decoding: bytes, as: UTF8.self)), Foundation threw \(error)")

@@ -202,6 +202,22 @@ extension JSONCodecTests {
             }
         }
 
+        /// The documented exception to "exactly Foundation's results": RFC 8259 allows a zero significand with an
+        /// exponent, and ModelStore reads it as zero, where Foundation's underflow check throws for these spellings.
+        @Test(arguments: ["0e5", "0.00e1", "-0.0e1", "0E9", "0.00e+1"])
+        func zeroWithAnExponentReadsAsZeroWhereFoundationThrows(_ number: String) throws {
+            let json = Data("[\(number)]".utf8)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode([Double].self, from: json) }
+            let isNegative = number.hasPrefix("-")
+            let double = try codec.decode([Double].self, from: json)
+            #expect(double == [0] && double[0].sign == (isNegative ? .minus : .plus))
+            #expect(try codec.decode([Float].self, from: json) == [0])
+            #expect(try codec.decode([Date].self, from: json) == [Date(timeIntervalSinceReferenceDate: 0)])
+            // Integer and Decimal reads agree with Foundation.
+            expectSameAsFoundation([Int].self, json: "[\(number)]")
+            expectSameAsFoundation([Decimal].self, json: "[\(number)]")
+        }
+
         @Test func randomDecimalTextsParseLikeStrtod() {
             var random = SeededGenerator(seed: 0x5EED)
             var texts: [String] = []

@@ -73,10 +73,20 @@ extension JSONCodecTests {
             expectSameBytes([String: Int]())
         }
 
-        @Test func nestingBelowTheLimitIsEncodedAndDeeperIsLeftToFoundation() {
+        /// Below the limit the codec writes what Foundation writes; past it both throw `invalidValue` (ModelStore's
+        /// before Foundation's encoder, which recurses without limit, ever sees the model).
+        @Test func nestingBelowTheLimitIsEncodedAndDeeperThrowsInvalidValue() {
             expectEncodesLikeFoundation(Node.chain(depth: 80))  // three containers a level
-            expectLeftToFoundation(Node.chain(depth: JSONFastEncoder.maximumDepth + 10))
-            expectLeftToFoundation(Node.chain(depth: 600))  // Foundation throws
+            expectEncodesLikeFoundation(Node.chain(depth: 169))  // 509 containers, the leaf two more
+            for depth in [171, 600] {
+                #expect(throws: EncodingError.self) { try foundationEncoded(Node.chain(depth: depth)) }
+                #expect {
+                    try JSONCodecTests.codec.encode(Node.chain(depth: depth))
+                } throws: { error in
+                    guard case EncodingError.invalidValue = error else { return false }
+                    return true
+                }
+            }
         }
 
         @Test func superEncoderIsLeftToFoundation() {

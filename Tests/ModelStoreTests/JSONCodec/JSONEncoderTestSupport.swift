@@ -6,7 +6,7 @@ extension JSONCodecTests {
     /// What ModelStore's encoder on its own writes for `value`, or nil when it leaves the value to Foundation.
     static func fastEncoded<T: Encodable>(_ value: T) -> [UInt8]? {
         var bytes: [UInt8] = []
-        return JSONFastEncoder.encode(value, appendingTo: &bytes) ? bytes : nil
+        return (try? JSONFastEncoder.encode(value, appendingTo: &bytes)) == true ? bytes : nil
     }
 
     /// What a fresh `JSONEncoder()` writes for `value`.

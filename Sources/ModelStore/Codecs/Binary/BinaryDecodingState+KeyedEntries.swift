@@ -95,11 +95,18 @@ extension BinaryDecodingState {
     }
 
     /// A decoder for the value under `key`, which is read only when the caller asks for a container.
+    ///
+    /// - Parameter absentIsNil: Whether a missing key gives a decoder for nil (as Foundation's `superDecoder` calls
+    ///   do) instead of throwing `keyNotFound` (as its nested-container calls do).
     func entryDecoder(
         forKey key: some CodingKey,
-        in place: KeyedPlace
-    ) throws -> BinaryDecoder {
-        let position = try requireEntry(key, in: place)
+        in place: KeyedPlace,
+        absentIsNil: Bool = false
+    ) throws -> any Decoder {
+        guard let position = try findEntry(key, in: place) else {
+            guard absentIsNil else { throw keyNotFound(key, depth: place.depth) }
+            return BinaryNullDecoder(codingPath: codingPath(depth: place.depth, appending: key))
+        }
         try checkDepth(place.depth + 1, at: position)
         let end: Int
         do {

@@ -186,15 +186,18 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
         try decoder(forKey: key).unkeyedContainer()
     }
 
+    /// A decoder for the value under the key `"super"`, or for nil if there is none, as Foundation's `JSONDecoder`
+    /// gives: adding a superclass must not break the records written before it.
     func superDecoder() throws -> any Decoder {
-        try decoder(forKey: BinaryCodingKey.superKey)
+        try withState { try $0.entryDecoder(forKey: BinaryCodingKey.superKey, in: $1, absentIsNil: true) }
     }
 
+    /// A decoder for the value under `key`, or for nil if there is none.
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try decoder(forKey: key)
+        try withState { try $0.entryDecoder(forKey: key, in: $1, absentIsNil: true) }
     }
 
-    private func decoder(forKey key: some CodingKey) throws -> BinaryDecoder {
+    private func decoder(forKey key: some CodingKey) throws -> any Decoder {
         try withState { try $0.entryDecoder(forKey: key, in: $1) }
     }
 }

@@ -57,8 +57,9 @@ public import Foundation
 /// zigzag, which maps 0, -1, 1, -2, ... to 0, 1, 2, 3, ... so small negative numbers stay short; UInt ... UInt64
 /// use tag 0x03 and a plain varint. A reader accepts any numeric tag for any numeric type as long as the stored
 /// number is exactly representable in it (300 read as UInt8, or 1.5 read as Int, throws), so a model may change a
-/// field between numeric types while its stored values still fit. Int128 and UInt128 use the same tags and must
-/// hold values that fit in 64 bits; encoding a wider one throws.
+/// field between numeric types while its stored values still fit. Int128 and UInt128 use the same tags and store
+/// exactly any value from Int64.min to UInt64.max (an Int128 above Int64.max takes the unsigned tag); encoding a
+/// value outside that range throws `EncodingError.invalidValue`, in every kind of container.
 ///
 /// Floating point. The bit pattern is stored, so NaN payloads, -0 and the infinities round-trip exactly.
 ///
@@ -76,6 +77,10 @@ public import Foundation
 /// costs nothing, and a reader treats an absent key and a stored nil (0x00) alike in decodeIfPresent. Nil inside
 /// unkeyed containers and single values is stored as 0x00. As with JSON, `.some(nil)` of a nested Optional is
 /// stored as nil.
+///
+/// Super decoders. As with Foundation's `JSONDecoder`, `superDecoder()` and `superDecoder(forKey:)` give a decoder
+/// for nil when the record has no such entry, so a model may gain a superclass and still read older records; and
+/// `decodeIfPresent` at the end of an unkeyed container returns nil and advances `currentIndex`.
 ///
 /// Schema evolution. A reader looks up only the keys its model asks for, and every value can be stepped over
 /// without being understood (tags give the size of scalars, containers carry their length), so fields that the

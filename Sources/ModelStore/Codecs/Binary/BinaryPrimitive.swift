@@ -86,7 +86,9 @@ extension UInt32: BinaryUnsignedPrimitive {}
 extension UInt64: BinaryUnsignedPrimitive {}
 
 // 128-bit integers are stored like the 64-bit ones and must fit in 64 bits; see
-// BinaryEncodingState.checkFits64Bits(_:codingPath:). Reading accepts any stored integer that fits.
+// BinaryEncodingState.checkFits64Bits(_:codingPath:), which every container calls before `write`. An Int128 between
+// Int64.max + 1 and UInt64.max fits only the unsigned form, so it is written with the unsigned tag: a signed
+// varint would wrap it to a negative number. Reading accepts any stored integer that fits, whatever its tag.
 
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension Int128: BinaryPrimitive {
@@ -95,7 +97,12 @@ extension Int128: BinaryPrimitive {
     }
 
     func write(to writer: inout BinaryWriter) {
-        writer.writeSigned(Int64(truncatingIfNeeded: self))
+        if let signed = Int64(exactly: self) {
+            writer.writeSigned(signed)
+        } else {
+            // Checked to fit UInt64 before the call.
+            writer.writeUnsigned(UInt64(truncatingIfNeeded: self))
+        }
     }
 }
 

@@ -52,6 +52,12 @@ final class JSONEncodingState {
         var scopeBase = 0
         /// Set once anything happens that the stream cannot represent; the run then ends with Foundation.
         var failed = false
+        /// How many values that encode themselves (containers and single-value wrappers alike) are being encoded,
+        /// one inside the other.
+        var valueDepth = 0
+        /// Set when the model nests too deep: the run then throws this instead of asking Foundation, whose encoder
+        /// would recurse until the stack overflows.
+        var tooDeep: EncodingError?
     }
 
     private let fields: UnsafeMutablePointer<Fields>
@@ -120,6 +126,29 @@ final class JSONEncodingState {
         set { fields.pointee.failed = newValue }
     }
 
+    private(set) var tooDeep: EncodingError? {
+        get { fields.pointee.tooDeep }
+        set { fields.pointee.tooDeep = newValue }
+    }
+
+    private var valueDepth: Int {
+        get { fields.pointee.valueDepth }
+        set { fields.pointee.valueDepth = newValue }
+    }
+
+    /// Records that the model nests past ``JSONFastEncoder/maximumDepth``: the run ends with this error, even if the
+    /// model catches it, and never with Foundation.
+    private func recordTooDeep(_ codingPath: [any CodingKey], _ value: Any) -> EncodingError {
+        let error = EncodingError.invalidValue(value, .init(
+            codingPath: codingPath,
+            debugDescription: "Values nest deeper than \(JSONFastEncoder.maximumDepth) levels; JSON readers, "
+                + "Foundation's included, stop at 512."
+        ))
+        if tooDeep == nil { tooDeep = error }
+        failed = true
+        return error
+    }
+
     /// Records that the run must end with Foundation, and returns the error to throw.
     func fail() -> JSONFastEncoderError {
         failed = true
@@ -141,6 +170,11 @@ final class JSONEncodingState {
     /// Encodes `value` at the current position (after its key or comma), in a slot of its own.
     func encodeValue<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws {
         if try writeKnownValue(value) { return }
+        guard valueDepth < JSONFastEncoder.maximumDepth else {
+            throw recordTooDeep(key.map { path + [$0] } ?? path, value)
+        }
+        valueDepth += 1
+        defer { valueDepth -= 1 }
         let savedSlot = currentSlot
         let savedUse = slotUse
         let savedBase = scopeBase
@@ -202,7 +236,8 @@ final class JSONEncodingState {
 
     /// Writes `{` or `[` and pushes its frame; `nestedKey` is a nested container's key in its parent.
     func openFrame(isObject: Bool, nestedKey: (any CodingKey)?) -> (index: Int, id: Int)? {
-        guard frames.count < JSONFastEncoder.maximumDepth else {
+        guard frames.count < JSONFastEncoder.maximumContainerDepth else {
+            // Foundation's own error; the codec checks the model's depth before Foundation recurses into it.
             failed = true
             return nil
         }

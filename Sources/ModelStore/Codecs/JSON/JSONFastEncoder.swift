@@ -5,18 +5,28 @@
 /// process to the next, so no order can match it; any order decodes to the same values). Where it cannot reproduce
 /// Foundation's output exactly it gives up and returns `false`: the codec then encodes with `JSONEncoder`, so
 /// callers only ever see Foundation's errors. It gives up on a model that throws (even an error the model catches),
-/// a non-finite float, a key encoded twice in one object, `superEncoder()`, a value that encodes nothing, a
-/// container used after a later one was opened beside it, and nesting deeper than ``maximumDepth``.
+/// a non-finite float, a key encoded twice in one object, `superEncoder()`, a value that encodes nothing, and a
+/// container used after a later one was opened beside it. Nesting deeper than ``maximumDepth`` is not left to
+/// Foundation, whose encoder recurses until the stack overflows: it throws `EncodingError.invalidValue`.
 ///
 /// It is fast because it streams straight into the caller's buffer: there is no tree of boxed values, no
 /// `Dictionary` per object and no second pass to serialize it.
 enum JSONFastEncoder {
-    /// The deepest nesting of arrays and objects it writes. Foundation throws from 512; deeper models are left to
-    /// it, and the margin also bounds the encoder's own recursion.
-    static let maximumDepth = 256
+    /// The deepest nesting of values that encode themselves, one inside the other: containers and single-value
+    /// wrappers alike, as in ``BinaryModelCodec``, whose limit this is. Scalars written directly (String, numbers,
+    /// Bool, Date, Data, URL, Decimal) do not count. A deeper model throws `EncodingError.invalidValue`.
+    static let maximumDepth = 512
+
+    /// The deepest nesting of arrays and objects it writes itself. `JSONEncoder` refuses a 512th nested container
+    /// with an error of its own, so a model that deep is left to it (after ``EncodingDepthProbe`` has checked that
+    /// its recursion stays bounded), and the error callers see is Foundation's.
+    static let maximumContainerDepth = 511
 
     /// Appends `value`'s JSON to `buffer` and returns `true`, or returns `false` and leaves `buffer` as it was.
-    static func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) -> Bool {
+    ///
+    /// - Throws: `EncodingError.invalidValue` if `value` nests deeper than ``maximumDepth``; `buffer` is then left
+    ///   as it was.
+    static func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws -> Bool {
         let state = JSONEncodingState()
         let start = buffer.count
         // Move the buffer into the state rather than copy it, and move it back whatever happens.
@@ -27,6 +37,7 @@ enum JSONFastEncoder {
             return true
         } catch {
             state.bytes.removeSubrange(start...)
+            if let tooDeep = state.tooDeep { throw tooDeep }
             return false
         }
     }
