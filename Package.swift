@@ -35,10 +35,13 @@ let package = Package(
                 .brew(["leveldb"]),
             ]
         ),
+        // CRC-32C with the CPU's CRC instruction (SSE 4.2, ARMv8 CRC), chosen at run time.
+        .target(name: "CModelStoreCRC"),
         .target(
             name: "ModelStore",
             dependencies: [
                 "CLevelDB",
+                "CModelStoreCRC",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -1,29 +1,29 @@
+internal import CModelStoreCRC
+
 /// CRC-32C (Castagnoli), the checksum LevelDB stores in its log and table files.
 ///
 /// ModelStore needs it to check LevelDB's log records itself before a repair, because
 /// LevelDB's repair replays logs without verifying their checksums (see
-/// ``LevelDBLogScrubber``).
+/// ``LevelDBLogScrubber``). The work happens in the `CModelStoreCRC` C target, which uses the
+/// CPU's CRC instruction (SSE 4.2 on x86-64, the ARMv8 CRC extension on arm64) when there is
+/// one: a Swift table loop costs about a nanosecond per byte, too much for a checksum that
+/// every read will check.
 enum CRC32C {
-    /// The reflected Castagnoli polynomial.
-    private static let polynomial: UInt32 = 0x82F6_3B78
-
-    private static let table: [UInt32] = (0..<256).map { index in
-        var crc = UInt32(index)
-        for _ in 0..<8 {
-            crc = crc & 1 == 1 ? (crc >> 1) ^ polynomial : crc >> 1
-        }
-        return crc
-    }
-
     /// The checksum of `bytes`, continuing from `initial` (the checksum of earlier bytes).
     static func checksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
-        var crc = ~initial
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes {
-                crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
-            }
-        }
-        return ~crc
+        modelstore_crc32c_extend(initial, bytes.baseAddress, bytes.count)
+    }
+
+    /// The same checksum from the portable table code, whatever the CPU: for tests and
+    /// benchmarks that compare it with ``checksum(_:continuing:)``.
+    static func portableChecksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {
+        modelstore_crc32c_extend_portable(initial, bytes.baseAddress, bytes.count)
+    }
+
+    /// The code ``checksum(_:continuing:)`` runs on this machine: "sse4.2", "armv8-crc" or
+    /// "portable".
+    static var implementation: String {
+        String(cString: modelstore_crc32c_implementation())
     }
 
     /// LevelDB's "mask" delta: stored checksums are rotated and offset so that a checksum

@@ -12,6 +12,11 @@ import Foundation
 ///     modelstore-bench tuning [--records 1000000] [--runs 3] [--workdir PATH]
 ///
 /// measures LevelDB settings one at a time (see ``runTuningExperiment(records:rounds:directory:)``).
+///
+///     modelstore-bench checksum [--runs 5]
+///
+/// times the record checksum's implementations in memory (see ``runChecksumExperiment(rounds:)``).
+///
 /// Two internal forms run one measurement in a child process:
 ///
 ///     modelstore-bench worker --contender ID --records N --directory PATH --report PATH
@@ -21,12 +26,14 @@ enum Command {
     case worker(contender: Contender, records: Int, directory: String, report: String)
     case memoryCheck(phase: MemoryCheckPhase, records: Int, directory: String, report: String)
     case tuning(records: Int, rounds: Int, directory: String)
+    case checksum(rounds: Int)
     case help
 
     static let usage = """
         usage: modelstore-bench [--full] [--records N[,N...]] [--runs N] [--contenders ID[,ID...]]
                                 [--workdir PATH] [--markdown PATH] [--json PATH]
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench checksum [--runs N]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
 
@@ -74,6 +81,8 @@ enum Command {
             return .tuning(
                 records: try values["records"].map(integer) ?? 1_000_000, rounds: options.runs ?? 3,
                 directory: options.workDirectory)
+        case "checksum":
+            return .checksum(rounds: try values["runs"].map(integer) ?? 5)
         case "memory-check":
             guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {
                 throw BenchmarkFailure("--phase is import or enumerate")

@@ -1,0 +1,177 @@
+#include "CModelStoreCRC.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#define MODELSTORE_CRC_X86 1
+#elif defined(__aarch64__) && (defined(__linux__) || defined(__APPLE__))
+#include <arm_acle.h>
+#define MODELSTORE_CRC_ARM 1
+#if defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7) // From the kernel's arch/arm64/include/uapi/asm/hwcap.h.
+#endif
+#endif
+#endif
+
+// MARK: - Portable: slicing-by-8
+
+// The reflected Castagnoli polynomial.
+#define MODELSTORE_CRC32C_POLYNOMIAL 0x82F63B78u
+
+// table[0] is the classic byte table; table[k][b] is the CRC of byte b followed by k zero
+// bytes, so eight table lookups consume eight input bytes at once.
+static uint32_t modelstore_crc32c_table[8][256];
+static pthread_once_t modelstore_crc32c_table_once = PTHREAD_ONCE_INIT;
+
+static void modelstore_crc32c_build_table(void) {
+    for (uint32_t byte = 0; byte < 256; byte++) {
+        uint32_t crc = byte;
+        for (int bit = 0; bit < 8; bit++) {
+            crc = (crc & 1) ? (crc >> 1) ^ MODELSTORE_CRC32C_POLYNOMIAL : crc >> 1;
+        }
+        modelstore_crc32c_table[0][byte] = crc;
+    }
+    for (uint32_t byte = 0; byte < 256; byte++) {
+        uint32_t crc = modelstore_crc32c_table[0][byte];
+        for (int slice = 1; slice < 8; slice++) {
+            crc = modelstore_crc32c_table[0][crc & 0xFF] ^ (crc >> 8);
+            modelstore_crc32c_table[slice][byte] = crc;
+        }
+    }
+}
+
+// Loads 8 bytes as a little-endian number whatever the alignment and the CPU's byte order.
+static inline uint64_t modelstore_load_le64(const unsigned char *bytes) {
+    uint64_t word = 0;
+    for (int index = 7; index >= 0; index--) {
+        word = (word << 8) | bytes[index];
+    }
+    return word;
+}
+
+uint32_t modelstore_crc32c_extend_portable(uint32_t crc, const void *bytes, size_t length) {
+    pthread_once(&modelstore_crc32c_table_once, modelstore_crc32c_build_table);
+    const uint32_t (*table)[256] = modelstore_crc32c_table;
+    const unsigned char *next = bytes;
+    uint32_t state = ~crc;
+    while (length >= 8) {
+        uint64_t word = modelstore_load_le64(next) ^ state;
+        state = table[7][word & 0xFF] ^ table[6][(word >> 8) & 0xFF] ^ table[5][(word >> 16) & 0xFF]
+            ^ table[4][(word >> 24) & 0xFF] ^ table[3][(word >> 32) & 0xFF] ^ table[2][(word >> 40) & 0xFF]
+            ^ table[1][(word >> 48) & 0xFF] ^ table[0][word >> 56];
+        next += 8;
+        length -= 8;
+    }
+    while (length > 0) {
+        state = table[0][(state ^ *next) & 0xFF] ^ (state >> 8);
+        next++;
+        length--;
+    }
+    return ~state;
+}
+
+// MARK: - Hardware
+
+#if MODELSTORE_CRC_X86
+
+// Compiled for SSE 4.2 on its own, so the rest of the file (and the build) keeps the
+// baseline x86-64 target; only called after the CPU said it has SSE 4.2.
+__attribute__((target("sse4.2")))
+static uint32_t modelstore_crc32c_extend_sse42(uint32_t crc, const void *bytes, size_t length) {
+    const unsigned char *next = bytes;
+    uint64_t state = ~crc;
+    // Byte steps up to an 8-byte boundary, so the word loads below are aligned (faster on
+    // older CPUs); memcpy keeps them well-defined either way.
+    while (length > 0 && ((uintptr_t)next & 7) != 0) {
+        state = _mm_crc32_u8((uint32_t)state, *next);
+        next++;
+        length--;
+    }
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, next, sizeof word);
+        state = _mm_crc32_u64(state, word);
+        next += 8;
+        length -= 8;
+    }
+    while (length > 0) {
+        state = _mm_crc32_u8((uint32_t)state, *next);
+        next++;
+        length--;
+    }
+    return ~(uint32_t)state;
+}
+
+#endif
+
+#if MODELSTORE_CRC_ARM
+
+__attribute__((target("crc")))
+static uint32_t modelstore_crc32c_extend_armv8(uint32_t crc, const void *bytes, size_t length) {
+    const unsigned char *next = bytes;
+    uint32_t state = ~crc;
+    while (length > 0 && ((uintptr_t)next & 7) != 0) {
+        state = __crc32cb(state, *next);
+        next++;
+        length--;
+    }
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, next, sizeof word);
+        state = __crc32cd(state, word);
+        next += 8;
+        length -= 8;
+    }
+    while (length > 0) {
+        state = __crc32cb(state, *next);
+        next++;
+        length--;
+    }
+    return ~state;
+}
+
+#endif
+
+// MARK: - Dispatch
+
+typedef uint32_t (*modelstore_crc32c_function)(uint32_t, const void *, size_t);
+
+// Chosen once by modelstore_crc32c_choose; pthread_once orders the writes before every read.
+static modelstore_crc32c_function modelstore_crc32c_chosen = modelstore_crc32c_extend_portable;
+static const char *modelstore_crc32c_chosen_name = "portable";
+static pthread_once_t modelstore_crc32c_choice_once = PTHREAD_ONCE_INIT;
+
+static void modelstore_crc32c_choose(void) {
+#if MODELSTORE_CRC_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse4.2")) {
+        modelstore_crc32c_chosen = modelstore_crc32c_extend_sse42;
+        modelstore_crc32c_chosen_name = "sse4.2";
+    }
+#elif MODELSTORE_CRC_ARM
+#if defined(__APPLE__)
+    // Every Apple arm64 CPU has the CRC extension.
+    int supported = 1;
+#else
+    int supported = (getauxval(AT_HWCAP) & HWCAP_CRC32) != 0;
+#endif
+    if (supported) {
+        modelstore_crc32c_chosen = modelstore_crc32c_extend_armv8;
+        modelstore_crc32c_chosen_name = "armv8-crc";
+    }
+#endif
+}
+
+uint32_t modelstore_crc32c_extend(uint32_t crc, const void *bytes, size_t length) {
+    pthread_once(&modelstore_crc32c_choice_once, modelstore_crc32c_choose);
+    return modelstore_crc32c_chosen(crc, bytes, length);
+}
+
+const char *modelstore_crc32c_implementation(void) {
+    pthread_once(&modelstore_crc32c_choice_once, modelstore_crc32c_choose);
+    return modelstore_crc32c_chosen_name;
+}
