@@ -31,48 +31,53 @@ extension ModelStore {
         forKey key: String,
         expiresAfter lifetime: TimeInterval? = nil,
         staleIfError: Bool = false,
-        fetch: @escaping @Sendable () async throws -> Value
+        fetch: sending @escaping () async throws -> Value
     ) async throws -> Value {
-        // An expired record is kept (not purged) until the fetch replaces it, so a failed
-        // fetch leaves it available to a later stale read.
-        let current = try entry(type, forKey: key, includingExpired: true)
-        if let current, !current.isExpired { return current.value }
-        do {
-            return try await coalescedFetch(type, forKey: key, lifetime: lifetime, fetch: fetch)
-        } catch {
-            if staleIfError, let current { return current.value }
-            throw error
+        let database = try openDatabase()
+        try Self.validate(key: key)
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        let coalescer = database.fetches
+        // Boxed so the loop can offer it again after a recheck; only a pass that starts a
+        // fetch takes it out.
+        let pending = PendingFetch(fetch)
+        while true {
+            // The ticket is taken before the store is read: if a fetch for this key stores its
+            // model after our read, the coalescer sees the ticket is old and sends us back here
+            // instead of starting a second fetch.
+            let ticket = coalescer.ticket()
+            // An expired record is kept (not purged) until the fetch replaces it, so a failed
+            // fetch leaves it available to a later stale read.
+            let current = try entry(type, forKey: key, includingExpired: true)
+            if let current, !current.isExpired { return current.value }
+            do {
+                let outcome = try await coalescer.value(
+                    type, forKey: key, since: ticket, fetch: pending,
+                    store: { [self] value in try storeFetched(value, forKey: key, lifetime: lifetime) })
+                switch outcome {
+                case let .fetched(value):
+                    guard let typed = value as? Value else {
+                        // The coalescer matches types before joining; kept as a typed error, not a crash.
+                        throw ModelStoreError.readThroughTypeMismatch(
+                            key: key, requested: String(describing: type),
+                            inFlight: String(describing: Swift.type(of: value)))
+                    }
+                    return typed
+                case .recheck:
+                    continue
+                }
+            } catch {
+                // A cancelled caller gets its CancellationError, never a stale record.
+                if staleIfError, let current, !Task.isCancelled { return current.value }
+                throw error
+            }
         }
     }
 
-    private func coalescedFetch<Value: Codable & Sendable>(
-        _ type: Value.Type,
-        forKey key: String,
-        lifetime: TimeInterval?,
-        fetch: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        let database = try openDatabase()
-        let task = database.fetches.withLock { running -> Task<any Sendable, any Error> in
-            if let shared = running[key] { return shared }
-            let task = Task<any Sendable, any Error> { [self] in
-                defer { _ = database.fetches.withLock { $0.removeValue(forKey: key) } }
-                let value = try await fetch()
-                if let lifetime {
-                    try set(value, forKey: key, expiresAfter: lifetime)
-                } else {
-                    try set(value, forKey: key)
-                }
-                return value
-            }
-            running[key] = task
-            return task
+    private func storeFetched<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+        if let lifetime {
+            try set(value, forKey: key, expiresAfter: lifetime)
+        } else {
+            try set(value, forKey: key)
         }
-        let value = try await task.value
-        guard let typed = value as? Value else {
-            throw ModelStoreError.decodingFailed(
-                key: key, type: String(describing: type),
-                message: "a concurrent fetch for this key produced a \(Swift.type(of: value))")
-        }
-        return typed
     }
 }

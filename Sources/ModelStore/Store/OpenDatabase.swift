@@ -18,8 +18,8 @@ final class OpenDatabase: @unchecked Sendable {
     let logger: Logger
     private let lock: DirectoryLock
 
-    /// Read-through fetches in flight, by key, so concurrent misses share one fetch.
-    let fetches = Locked<[String: Task<any Sendable, any Error>]>([:])
+    /// Read-through fetches in flight, by key bytes, so concurrent misses share one fetch.
+    let fetches = FetchCoalescer()
 
     /// Streams of changes handed out by ``ModelStore/changes(bufferingPolicy:)``.
     let changes = ChangeBroadcaster()
