@@ -82,3 +82,45 @@ final class FetchGate: @unchecked Sendable {
         _ = await iterator.next()
     }
 }
+
+/// Runs `body` in a task of its own and returns its result, or nil if it has not finished
+/// within `limit`, so a caller that waits forever fails its test instead of hanging the run.
+/// (Real time only as a bound: a passing test never waits for it.)
+func within<T: Sendable>(
+    _ limit: Duration = .seconds(10), _ body: @escaping @Sendable () async throws -> T
+) async -> Result<T, any Error>? {
+    let once = ResumeOnce<Result<T, any Error>?>()
+    return await withCheckedContinuation { continuation in
+        once.set(continuation)
+        let work = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            once.resume(result)
+        }
+        Task {
+            try? await Task.sleep(for: limit)
+            once.resume(nil)
+            work.cancel()
+        }
+    }
+}
+
+/// A continuation resumed by whichever of several tasks gets there first.
+final class ResumeOnce<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `continuation` is set and taken under `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, Never>?
+
+    func set(_ continuation: CheckedContinuation<Value, Never>) {
+        lock.lock(); defer { lock.unlock() }
+        self.continuation = continuation
+    }
+
+    func resume(_ value: Value) {
+        lock.lock()
+        let continuation = self.continuation
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(returning: value)
+    }
+}
