@@ -10,10 +10,21 @@ extension ModelStore {
     /// }
     /// ```
     ///
-    /// Concurrent calls for the same key in this process share one fetch: the first caller
-    /// starts it, the others wait for its result. If the fetch throws, every waiter gets the
+    /// Concurrent calls for the same key in this process share exactly one fetch: the first
+    /// caller starts it, the others wait for its result, and a caller that read the store just
+    /// before the fetch stored its model reads the store again rather than fetching twice.
+    /// Keys are compared by their bytes, as LevelDB stores them: a fetch for "é" (U+00E9)
+    /// never answers a caller for "e\u{301}". If the fetch throws, every waiter gets the
     /// error and the next call fetches again. An expired record is not removed before the
     /// fetch: the fetched model replaces it, and if the fetch fails it stays for stale reads.
+    ///
+    /// A cancelled caller stops waiting at once and throws `CancellationError`; the fetch
+    /// goes on for the other callers and its model is stored. When the last caller waiting
+    /// for it is cancelled, the fetch's task is cancelled and what it returns is not stored.
+    ///
+    /// The fetch runs in a task of its own, shared by every caller for the key. The closure
+    /// is `sending` rather than `@Sendable`: it may capture a client that is not `Sendable`
+    /// (the caller hands it over), or call a `@MainActor` client.
     ///
     /// - Parameters:
     ///   - type: The model's type.
@@ -24,8 +35,11 @@ extension ModelStore {
     ///     fetch fails, for example while offline. The fetch's error is thrown if there is
     ///     no record at all.
     ///   - fetch: Produces a fresh model, usually from the network.
-    /// - Throws: The fetch's error; errors of reading or storing as ``object(forKey:)`` and
-    ///   ``set(_:forKey:)``.
+    /// - Throws: The fetch's error; `CancellationError` if the caller's task is cancelled;
+    ///   ``ModelStoreError/readThroughTypeMismatch(key:requested:inFlight:)`` if a fetch for
+    ///   `key` as another type is running; ``ModelStoreError/invalidPolicy(reason:)`` for a
+    ///   bad lifetime (before fetching); errors of reading or storing as ``object(forKey:)``
+    ///   and ``set(_:forKey:)``.
     public func object<Value: Codable & Sendable>(
         _ type: Value.Type,
         forKey key: String,
