@@ -149,7 +149,8 @@ struct ChangeObservationTests {
             encoding: .utf8)
         #expect(article.contains("```swift\n" + block + "```"))
         let source = try String(
-            contentsOf: root.appendingPathComponent("Sources/ModelStore/Store/ModelStore+Changes.swift"), encoding: .utf8)
+            contentsOf: root.appendingPathComponent("Sources/ModelStore/Store/ModelStore+Changes.swift"),
+            encoding: .utf8)
         let commented = block.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             .map { "    /// " + $0 }.joined(separator: "\n")
         #expect(source.contains("    /// ```swift\n" + commented + "\n    /// ```"))

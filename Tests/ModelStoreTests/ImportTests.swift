@@ -151,7 +151,8 @@ struct ImportTests {
     func randomAccessTotal() async throws {
         let store = try Fixture().open()
         var totals: [Int?] = []
-        try await store.importObjects((0..<1_500).map { Item(id: $0, name: "a") }, key: \.id) { totals.append($0.total) }
+        let models = (0..<1_500).map { Item(id: $0, name: "a") }
+        try await store.importObjects(models, key: \.id) { totals.append($0.total) }
         #expect(totals == [1_500, 1_500])
     }
 }

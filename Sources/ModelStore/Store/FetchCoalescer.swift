@@ -74,7 +74,9 @@ final class FetchCoalescer: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                join(key: key, type: type, waiterID: waiterID, ticket: ticket, waiter: waiter, pending: pending, store: store)
+                join(
+                    key: key, type: type, waiterID: waiterID, ticket: ticket, waiter: waiter, pending: pending,
+                    store: store)
             }
         } onCancel: {
             leave(key: key, waiterID: waiterID)

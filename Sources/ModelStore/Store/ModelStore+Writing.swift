@@ -199,7 +199,8 @@ extension ModelStore {
                         let expired = RecordState(record, now: now, timeToLive: timeToLive) == .expired
                         if !expired { live += 1 }
                         if observed {
-                            changes.append(Change(key: String(decoding: key, as: UTF8.self), kind: expired ? .expired : .removed))
+                            let keyString = String(decoding: key, as: UTF8.self)
+                            changes.append(Change(key: keyString, kind: expired ? .expired : .removed))
                         }
                         return true
                     }

@@ -55,7 +55,7 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// it is. `message` describes the decoder's error.
     case decodingFailed(key: String, type: String, message: String)
 
-    /// A read-through call (``ModelStore/object(_:forKey:expiresAfter:staleIfError:fetch:)``)
+    /// A read-through call (``ModelStore/ModelStore/object(_:forKey:expiresAfter:staleIfError:fetch:)``)
     /// asked for `requested` while a fetch for the same key, started by a call that asked for
     /// `inFlight`, was running. Nothing was fetched for this call; use one model type per key.
     case readThroughTypeMismatch(key: String, requested: String, inFlight: String)
