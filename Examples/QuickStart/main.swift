@@ -24,9 +24,9 @@ func section(_ title: String) {
     print("\n== \(title)")
 }
 
-/// Draws a progress bar on a terminal, or prints plain milestones when piped.
-final class ProgressBar: @unchecked Sendable {
-    // @unchecked: only called from the import's task, one call at a time.
+/// Draws a progress bar on a terminal, or prints plain milestones when piped. A plain class:
+/// the import calls its progress closure in the caller's isolation, so it need not be Sendable.
+final class ProgressBar {
     private var lastQuarter = -1
 
     func update(_ progress: ModelStore.ImportProgress) {

@@ -98,4 +98,61 @@ struct ChangeObservationTests {
         for await _ in store.changes() { after += 1 }  // a closed store gives a finished stream
         #expect(after == 0)
     }
+
+    /// Lines printed by the documented example, which calls `print`.
+    final class PrintLog: @unchecked Sendable {
+        // @unchecked: guarded by `lock`.
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) {
+            lock.lock(); defer { lock.unlock() }
+            lines.append(line)
+        }
+        var all: [String] {
+            lock.lock(); defer { lock.unlock() }
+            return lines
+        }
+    }
+
+    @Test("The documented pattern (stream first, then the task) sees the first write")
+    func documentedPatternSeesFirstWrite() async throws {
+        let store = try Fixture().open()
+        let user = User.sample()
+        let log = PrintLog()
+        // Shadows Swift's print, so the example below runs verbatim and its output is checked.
+        @Sendable func print(_ items: Any...) { log.append(items.map { "\($0)" }.joined(separator: " ")) }
+        // DocC: changes
+        let changes = store.changes()       // subscribe first: the stream sees every later write
+        let observer = Task {
+            for await change in changes {
+                print(change.key, change.kind)   // user:1 set
+            }
+        }
+        try store.set(user, forKey: "user:1")
+        // DocC: end
+        try store.close()  // ends the stream, so the observer's loop finishes
+        await observer.value
+        #expect(log.all == ["user:1 set"])
+    }
+
+    @Test("The DocC article and changes()' doc comment show the tested example verbatim")
+    func documentedPatternIsTheTestedOne() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let test = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let start = try #require(test.range(of: "        // DocC: changes\n"))
+        let end = try #require(test.range(of: "        // DocC: end\n", range: start.upperBound..<test.endIndex))
+        let block = test[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.dropFirst(8) }.joined(separator: "\n")
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md"),
+            encoding: .utf8)
+        #expect(article.contains("```swift\n" + block + "```"))
+        let source = try String(
+            contentsOf: root.appendingPathComponent("Sources/ModelStore/Store/ModelStore+Changes.swift"),
+            encoding: .utf8)
+        let commented = block.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            .map { "    /// " + $0 }.joined(separator: "\n")
+        #expect(source.contains("    /// ```swift\n" + commented + "\n    /// ```"))
+    }
 }

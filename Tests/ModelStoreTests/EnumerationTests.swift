@@ -132,4 +132,37 @@ struct EnumerationTests {
         #expect(try store.property(named: "leveldb.num-files-at-level0") != nil)
         #expect(try store.property(named: "no.such.property") == nil)
     }
+
+    // MARK: - AsyncSequence
+
+    @Test("for try await walks a cursor like next() does")
+    func asyncIteration() async throws {
+        let store = try filledStore()
+        var keys: [String] = []
+        for try await entry in try store.entries(String.self, in: .prefix("feed:")) {
+            keys.append(entry.key)
+            #expect(entry.value == entry.key.uppercased())
+        }
+        #expect(keys == ["feed:1", "feed:10", "feed:2"])
+        #expect(store.database.engine.liveChildCount == 0)
+    }
+
+    @Test("A cursor iterates asynchronously on the main actor under strict concurrency")
+    @MainActor func asyncIterationOnMainActor() async throws {
+        let store = try filledStore()
+        var keys: [String] = []
+        for try await key in try store.keys(reverse: true, limit: 2) { keys.append(key) }
+        #expect(keys == ["z", "feed;"])
+    }
+
+    @Test("Iterating in a cancelled task throws CancellationError and releases the iterator")
+    func asyncIterationHonoursCancellation() async throws {
+        let store = try filledStore()
+        let cursor = try store.keys()
+        withUnsafeCurrentTask { $0?.cancel() }
+        await #expect(throws: CancellationError.self) {
+            for try await _ in cursor {}
+        }
+        #expect(store.database.engine.liveChildCount == 0)
+    }
 }

@@ -101,4 +101,58 @@ struct ImportTests {
         }
         #expect(try store.count() == 2_000)
     }
+
+    /// Counts how often the sequence's elements are produced. Not Sendable: the import runs
+    /// in the caller's isolation, so the sequence and its closures need not be.
+    final class ReadCounter {
+        var reads = 0
+    }
+
+    /// A sequence that is not a Collection and counts the elements it produces.
+    struct CountingSequence: Sequence {
+        let count: Int
+        let counter: ReadCounter
+        func makeIterator() -> AnyIterator<Item> {
+            var next = 0
+            return AnyIterator {
+                guard next < count else { return nil }
+                defer { next += 1 }
+                counter.reads += 1
+                return Item(id: next, name: "c")
+            }
+        }
+    }
+
+    @Test("A lazily filtered collection is read once, and its total is nil rather than counted")
+    func lazyFilterReadOnce() async throws {
+        let store = try Fixture().open()
+        let counter = ReadCounter()
+        let models = (0..<10_000).map { Item(id: $0, name: "f") }.lazy.filter { _ in
+            counter.reads += 1
+            return true
+        }
+        var totals: [Int?] = []
+        let report = try await store.importObjects(models, key: \.id) { totals.append($0.total) }
+        #expect(report.written == 10_000)
+        #expect(counter.reads == 10_000)
+        #expect(totals.allSatisfy { $0 == nil })
+    }
+
+    @Test("A sequence that is not a collection is read once")
+    func plainSequenceReadOnce() async throws {
+        let store = try Fixture().open()
+        let counter = ReadCounter()
+        let report = try await store.importObjects(CountingSequence(count: 2_500, counter: counter), key: \.id)
+        #expect(report.written == 2_500)
+        #expect(counter.reads == 2_500)
+    }
+
+    @Test("A random-access collection reports its count as the total")
+    func randomAccessTotal() async throws {
+        let store = try Fixture().open()
+        var totals: [Int?] = []
+        let models = (0..<1_500).map { Item(id: $0, name: "a") }
+        try await store.importObjects(models, key: \.id) { totals.append($0.total) }
+        #expect(totals == [1_500, 1_500])
+    }
 }

@@ -119,4 +119,102 @@ struct ReadThroughTests {
         #expect(try store.entry(User.self, forKey: "u", includingExpired: false) == nil)  // a normal read purges
         #expect(try store.entry(User.self, forKey: "u", includingExpired: true) == nil)
     }
+
+    // MARK: - Cancellation and coalescing
+
+    @Test("A cancelled caller returns CancellationError at once; the fetch goes on for the others and is stored")
+    func cancelledCallerLeavesAlone() async throws {
+        let store = try Fixture().open()
+        let gate = FetchGate()
+        let leaver = Task { try await store.object(User.self, forKey: "u") { try await gate.pass(User.sample("ada")) } }
+        await gate.waitUntilStarted()
+        let stayer = Task { try await store.object(User.self, forKey: "u") { try await gate.pass(User.sample("bob")) } }
+        try await waitForWaiters(2, on: store)
+        leaver.cancel()
+        // The gate is still shut: returning now proves the caller did not wait for the fetch.
+        let left = await within { try await leaver.value }
+        gate.open()
+        #expect(throws: CancellationError.self) { try #require(left).get() }
+        #expect(try await stayer.value == User.sample("ada"))
+        #expect(try store.object(User.self, forKey: "u") == User.sample("ada"))
+        #expect(gate.calls == 1)
+    }
+
+    @Test("When the last waiter cancels, the fetch is cancelled, nothing is stored, and the next call fetches again")
+    func lastWaiterCancelsFetch() async throws {
+        let store = try Fixture().open()
+        let gate = FetchGate()
+        let caller = Task { try await store.object(User.self, forKey: "u") { try await gate.pass(User.sample("ada")) } }
+        await gate.waitUntilStarted()
+        caller.cancel()
+        let left = await within { try await caller.value }
+        #expect(throws: CancellationError.self) { try #require(left).get() }
+        #expect(await within { await gate.waitUntilCancelled() } != nil, "the fetch was never cancelled")
+        #expect(try store.object(User.self, forKey: "u") == nil)
+        #expect(store.database.fetches.inFlight == 0)
+        gate.open()
+        let refetched = try await store.object(User.self, forKey: "u") { try await gate.pass(User.sample("bob")) }
+        #expect(refetched == User.sample("bob"))
+        #expect(gate.calls == 2)
+    }
+
+    @Test("Instant concurrent callers for one key make exactly one fetch, round after round")
+    func coalescingIsAirtight() async throws {
+        let store = try Fixture().open()
+        let api = FakeAPI()
+        let rounds = 2_000
+        for round in 0..<rounds {
+            try await withThrowingTaskGroup(of: User.self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        try await store.object(User.self, forKey: "u\(round)") { try await api.fetchUser("ada") }
+                    }
+                }
+                for try await user in group { #expect(user == User.sample("ada")) }
+            }
+        }
+        #expect(api.fetchCount == rounds)
+    }
+
+    @Test("A caller that read the store before a fetch stored its model reads again instead of fetching")
+    func lateCallerRechecks() async throws {
+        let coalescer = FetchCoalescer()
+        let lateTicket = coalescer.ticket()  // taken before the store read that missed
+        let first = try await coalescer.value(
+            Int.self, forKey: "k", since: coalescer.ticket(), fetch: PendingFetch { 1 }, store: { _ in })
+        guard case .fetched = first else { return #expect(Bool(false), "the first caller did not fetch") }
+        let late = try await coalescer.value(
+            Int.self, forKey: "k", since: lateTicket, fetch: PendingFetch { 2 }, store: { _ in })
+        guard case .recheck = late else { return #expect(Bool(false), "the late caller fetched a second time") }
+    }
+
+    @Test("A caller asking for another type while a fetch for the key runs gets a type-mismatch error")
+    func otherTypeWhileFetching() async throws {
+        let store = try Fixture().open()
+        let gate = FetchGate()
+        let fetching = Task { try await store.object(User.self, forKey: "k") { try await gate.pass(User.sample()) } }
+        await gate.waitUntilStarted()
+        do {
+            _ = try await store.object(Book.self, forKey: "k") { Book(name: "b", price: 1) }
+            Issue.record("expected readThroughTypeMismatch")
+        } catch let error as ModelStoreError {
+            guard case let .readThroughTypeMismatch(key, requested, inFlight) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(key == "k" && requested == "Book" && inFlight == "User")
+        }
+        gate.open()
+        #expect(try await fetching.value == User.sample())
+    }
+
+    /// Waits (polling, bounded by 10 seconds) until `count` callers wait on fetches in flight.
+    func waitForWaiters(_ count: Int, on store: ModelStore) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if store.database.fetches.waiters == count { return }
+            await Task.yield()
+        }
+        Issue.record("the callers never joined the fetch")
+    }
 }

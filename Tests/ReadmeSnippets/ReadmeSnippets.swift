@@ -111,9 +111,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:239
-    func readmeLine239() throws {
-#sourceLocation(file: "README.md", line: 240)
+    /// README.md:247
+    func readmeLine247() throws {
+#sourceLocation(file: "README.md", line: 248)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -124,12 +124,24 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:253
-    func readmeLine253() throws {
-#sourceLocation(file: "README.md", line: 254)
+    /// README.md:264
+    func readmeLine264() async throws {
+#sourceLocation(file: "README.md", line: 265)
+        for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
+            print(entry.key, entry.value.title)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:275
+    func readmeLine275() throws {
+#sourceLocation(file: "README.md", line: 276)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
+        try store.entries(User.self, forKeys: ["u1", "u2"]) // [Entry<User>] in the order asked
         try store.approximateSize()                         // bytes on disk, LevelDB's estimate
         try store.statistics()                              // LevelDB's leveldb.stats report
         try store.compact()                                 // give space from removed records back
@@ -138,18 +150,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:268
-    func readmeLine268() throws {
-#sourceLocation(file: "README.md", line: 269)
+    /// README.md:297
+    func readmeLine297() throws {
+#sourceLocation(file: "README.md", line: 298)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:288
-    func readmeLine288() async throws {
-#sourceLocation(file: "README.md", line: 289)
+    /// README.md:322
+    func readmeLine322() async throws {
+#sourceLocation(file: "README.md", line: 323)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -161,20 +173,24 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:301
-    func readmeLine301() async throws {
-#sourceLocation(file: "README.md", line: 302)
-        for await change in store.changes() {
-            print(change.key, change.kind)         // .set, .removed, .expired or .evicted
+    /// README.md:343
+    func readmeLine343() async throws {
+#sourceLocation(file: "README.md", line: 344)
+        let changes = store.changes()              // before the writes you want to see
+        let observer = Task {
+            for await change in changes {
+                print(change.key, change.kind)     // .set, .removed, .expired or .evicted
+            }
         }
+        try store.set(user, forKey: "user:1")      // seen by the observer
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:330
-    func readmeLine330() throws {
-#sourceLocation(file: "README.md", line: 331)
+    /// README.md:381
+    func readmeLine381() throws {
+#sourceLocation(file: "README.md", line: 382)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")

@@ -1,5 +1,9 @@
 extension ModelStore {
     /// A change to one record, as reported by ``changes(bufferingPolicy:)``.
+    ///
+    /// Two changes are equal when their kinds are equal and their keys have the same bytes:
+    /// "é" as U+00E9 and as "e" plus U+0301 are equal Swift strings but different records,
+    /// so changes to them are different changes.
     public struct Change: Sendable, Hashable {
         /// What happened to the record.
         public enum Kind: Sendable, Hashable {
@@ -23,18 +27,36 @@ extension ModelStore {
             self.key = key
             self.kind = kind
         }
+
+        /// Whether two changes have the same kind and keys with the same bytes.
+        public static func == (lhs: Change, rhs: Change) -> Bool {
+            lhs.kind == rhs.kind && ByteKey(lhs.key) == ByteKey(rhs.key)
+        }
+
+        /// Hashes the kind and the key's bytes.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            hasher.combine(ByteKey(key))
+        }
     }
 
     /// An asynchronous sequence of the changes made to this database through any store in
     /// this process, from now until the database is closed or deleted.
     ///
     /// ```swift
-    /// Task {
-    ///     for await change in store.changes() {
-    ///         print(change.key, change.kind)   // e.g. "user:1 set"
+    /// let changes = store.changes()       // subscribe first: the stream sees every later write
+    /// let observer = Task {
+    ///     for await change in changes {
+    ///         print(change.key, change.kind)   // user:1 set
     ///     }
     /// }
+    /// try store.set(user, forKey: "user:1")
     /// ```
+    ///
+    /// The stream starts when this method returns, not when iteration begins: call it before
+    /// the writes you want to see, then iterate it in a task. Calling it inside the task
+    /// (`Task { for await c in store.changes() { … } }`) misses every write made before the
+    /// task gets to run, usually the first ones.
     ///
     /// Changes are delivered after they are written, in the order each writer made them.
     /// Changes made by other processes are not seen.

@@ -36,10 +36,17 @@ extension ModelStore {
     /// }
     /// ```
     ///
-    /// The sequence is read lazily, one chunk at a time, so memory stays flat however many
-    /// models it yields. Each chunk is one atomic LevelDB write: after a crash, a chunk is
+    /// The sequence is read once, lazily, one chunk at a time, so memory stays flat however
+    /// many models it yields. Each chunk is one atomic LevelDB write: after a crash, a chunk is
     /// either entirely stored or not at all. Cancelling the task stops the import at the next
     /// chunk boundary; the report says how many models were written.
+    ///
+    /// The import runs in the caller's isolation (the `isolation` parameter), so the sequence,
+    /// its models and the `progress` closure need not be `Sendable`: a progress closure may
+    /// update a plain `final class` or, from the main actor, main-actor state directly. Models
+    /// are encoded there; each chunk's write to LevelDB runs on a background queue, so the
+    /// caller's actor is free while the disk works. To keep the encoding off the main actor
+    /// too, call this from a nonisolated function or a detached task.
     ///
     /// - Parameters:
     ///   - models: The models to store.
@@ -47,7 +54,11 @@ extension ModelStore {
     ///     keys are stored as their `description`.
     ///   - batchSize: Models per atomic chunk (at least 1).
     ///   - sync: Whether each chunk waits for stable storage; nil uses ``Configuration/syncWrites``.
-    ///   - progress: Called after each committed chunk.
+    ///   - isolation: The actor the import runs on; the caller's, by default.
+    ///   - progress: Called after each committed chunk, in the caller's isolation. Its
+    ///     ``ImportProgress/total`` is the collection's count for a random-access collection
+    ///     (an array, a range, a lazy map of one) and nil otherwise, because counting any
+    ///     other sequence would read it twice.
     /// - Throws: ``ModelStoreError/encodingFailed(key:type:message:)`` or
     ///   ``ModelStoreError/invalidKey(key:reason:)`` (the failing chunk is not written;
     ///   earlier chunks stay), or a write error.
@@ -58,20 +69,23 @@ extension ModelStore {
         key: (Models.Element) throws -> Key,
         batchSize: Int = 1_000,
         sync: Bool? = nil,
-        progress: (@Sendable (ImportProgress) -> Void)? = nil
+        isolation: isolated (any Actor)? = #isolation,
+        progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> ImportReport where Models.Element: Encodable {
         // Inlinable, so the loop is compiled for the caller's sequence and key: iterating a
         // sequence and applying a key path in unspecialised code cost up to a microsecond per
         // model, more than LevelDB's share of an import. The importer itself is not inlined.
-        let total = (models as? any Collection)?.count
+        // Only a random-access collection knows its count without being read: any other
+        // `count` (a lazy filter's, say) walks the sequence, and the import would read it twice.
+        let total = (models as? any RandomAccessCollection)?.count
         var importer = try ChunkedImporter(store: self, batchSize: batchSize, total: total, sync: sync, progress: progress)
         for model in models {
             let step = try importer.add(model, forKey: key(model).description)
             if step == .cancelled { break }
             // Between chunks only: an await per model would cost more than LevelDB's share.
-            if step == .committed { await Task.yield() }  // lets other tasks run, and cancellation be noticed
+            if step == .full { try await importer.commit() }
         }
-        return try importer.finish()
+        return try await importer.finish()
     }
 
     /// Writes the models of an asynchronous sequence in atomic chunks, for import jobs that
@@ -90,34 +104,37 @@ extension ModelStore {
         key: (Models.Element) throws -> Key,
         batchSize: Int = 1_000,
         sync: Bool? = nil,
-        progress: (@Sendable (ImportProgress) -> Void)? = nil
+        isolation: isolated (any Actor)? = #isolation,
+        progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> ImportReport where Models.Element: Encodable {
         var importer = try ChunkedImporter(store: self, batchSize: batchSize, total: nil, sync: sync, progress: progress)
         for try await model in models {
             let step = try importer.add(model, forKey: key(model).description)
             if step == .cancelled { break }
-            if step == .committed { await Task.yield() }
+            if step == .full { try await importer.commit() }
         }
-        return try importer.finish()
+        return try await importer.finish()
     }
 }
 
 /// Accumulates models into a LevelDB batch and commits it every `batchSize` models.
 ///
 /// Usable from inlinable code (the import loops) but not inlined itself: its body stays
-/// internal to ModelStore.
+/// internal to ModelStore. Encoding runs in the caller's isolation; each chunk's LevelDB write
+/// is offloaded to a Dispatch queue, so neither the caller's actor nor the cooperative pool
+/// blocks on the disk.
 @usableFromInline
 struct ChunkedImporter {
     /// What ``add(_:forKey:)`` did.
     @usableFromInline
-    enum Step { case added, committed, cancelled }
+    enum Step { case added, full, cancelled }
 
     let store: ModelStore
     let database: OpenDatabase
     let batchSize: Int
     let total: Int?
     let sync: Bool
-    let progress: (@Sendable (ModelStore.ImportProgress) -> Void)?
+    let progress: ((ModelStore.ImportProgress) -> Void)?
     let clock = ContinuousClock()
     let started: ContinuousClock.Instant
     var batch = LevelDBWriteBatch()
@@ -131,7 +148,7 @@ struct ChunkedImporter {
     @usableFromInline
     init(
         store: ModelStore, batchSize: Int, total: Int?, sync: Bool?,
-        progress: (@Sendable (ModelStore.ImportProgress) -> Void)?
+        progress: ((ModelStore.ImportProgress) -> Void)?
     ) throws {
         database = try store.openDatabase()
         self.store = store
@@ -143,7 +160,7 @@ struct ChunkedImporter {
         keys.reserveCapacity(self.batchSize)
     }
 
-    /// Adds one model; commits the chunk when it is full (returning `.committed`). Returns
+    /// Adds one model; returns `.full` when the chunk is ready for ``commit()``, and
     /// `.cancelled` when the task was cancelled, after which the caller stops feeding models.
     @usableFromInline
     mutating func add<Value: Encodable>(_ model: Value, forKey key: String) throws -> Step {
@@ -153,16 +170,15 @@ struct ChunkedImporter {
         }
         try store.addRecord(model, forKey: key, lifetime: nil, to: batch, buffer: &recordBuffer)
         keys.append(key)
-        if batch.count >= batchSize || batch.byteCount >= 64 << 20 {
-            try commit()
-            return .committed
-        }
-        return .added
+        return batch.count >= batchSize || batch.byteCount >= 64 << 20 ? .full : .added
     }
 
-    private mutating func commit() throws {
+    /// Writes the chunk on a background queue, then reports progress in the caller's isolation.
+    @usableFromInline
+    mutating func commit(isolation: isolated (any Actor)? = #isolation) async throws {
         guard batch.count > 0 else { return }
-        try store.apply(batch, keys: keys, kinds: nil, in: database, sync: sync)
+        let chunk = Chunk(store: store, database: database, batch: batch, keys: keys, sync: sync)
+        try await offload { try chunk.write() }
         written += batch.count
         chunks += 1
         batch.clear()
@@ -172,10 +188,25 @@ struct ChunkedImporter {
 
     /// Commits the last partial chunk (unless cancelled) and reports.
     @usableFromInline
-    mutating func finish() throws -> ModelStore.ImportReport {
+    mutating func finish(isolation: isolated (any Actor)? = #isolation) async throws -> ModelStore.ImportReport {
         if !cancelled && Task.isCancelled { cancelled = true }
-        if !cancelled { try commit() }
+        if !cancelled { try await commit() }
         return ModelStore.ImportReport(
             written: written, chunks: chunks, wasCancelled: cancelled, duration: clock.now - started)
+    }
+}
+
+/// One chunk on its way to LevelDB.
+private struct Chunk: @unchecked Sendable {
+    // @unchecked: the batch is handed to the queue and not touched by the importer until the
+    // write returns (the importer awaits it), so only one thread uses it at a time.
+    let store: ModelStore
+    let database: OpenDatabase
+    let batch: LevelDBWriteBatch
+    let keys: [String]
+    let sync: Bool
+
+    func write() throws {
+        try store.apply(batch, keys: keys, kinds: nil, in: database, sync: sync)
     }
 }

@@ -10,10 +10,21 @@ extension ModelStore {
     /// }
     /// ```
     ///
-    /// Concurrent calls for the same key in this process share one fetch: the first caller
-    /// starts it, the others wait for its result. If the fetch throws, every waiter gets the
+    /// Concurrent calls for the same key in this process share exactly one fetch: the first
+    /// caller starts it, the others wait for its result, and a caller that read the store just
+    /// before the fetch stored its model reads the store again rather than fetching twice.
+    /// Keys are compared by their bytes, as LevelDB stores them: a fetch for "é" (U+00E9)
+    /// never answers a caller for "e\u{301}". If the fetch throws, every waiter gets the
     /// error and the next call fetches again. An expired record is not removed before the
     /// fetch: the fetched model replaces it, and if the fetch fails it stays for stale reads.
+    ///
+    /// A cancelled caller stops waiting at once and throws `CancellationError`; the fetch
+    /// goes on for the other callers and its model is stored. When the last caller waiting
+    /// for it is cancelled, the fetch's task is cancelled and what it returns is not stored.
+    ///
+    /// The fetch runs in a task of its own, shared by every caller for the key. The closure
+    /// is `sending` rather than `@Sendable`: it may capture a client that is not `Sendable`
+    /// (the caller hands it over), or call a `@MainActor` client.
     ///
     /// - Parameters:
     ///   - type: The model's type.
@@ -24,55 +35,63 @@ extension ModelStore {
     ///     fetch fails, for example while offline. The fetch's error is thrown if there is
     ///     no record at all.
     ///   - fetch: Produces a fresh model, usually from the network.
-    /// - Throws: The fetch's error; errors of reading or storing as ``object(forKey:)`` and
-    ///   ``set(_:forKey:)``.
+    /// - Throws: The fetch's error; `CancellationError` if the caller's task is cancelled;
+    ///   ``ModelStoreError/readThroughTypeMismatch(key:requested:inFlight:)`` if a fetch for
+    ///   `key` as another type is running; ``ModelStoreError/invalidPolicy(reason:)`` for a
+    ///   bad lifetime (before fetching); errors of reading or storing as ``object(forKey:)``
+    ///   and ``set(_:forKey:)``.
     public func object<Value: Codable & Sendable>(
         _ type: Value.Type,
         forKey key: String,
         expiresAfter lifetime: TimeInterval? = nil,
         staleIfError: Bool = false,
-        fetch: @escaping @Sendable () async throws -> Value
+        fetch: sending @escaping () async throws -> Value
     ) async throws -> Value {
-        // An expired record is kept (not purged) until the fetch replaces it, so a failed
-        // fetch leaves it available to a later stale read.
-        let current = try entry(type, forKey: key, includingExpired: true)
-        if let current, !current.isExpired { return current.value }
-        do {
-            return try await coalescedFetch(type, forKey: key, lifetime: lifetime, fetch: fetch)
-        } catch {
-            if staleIfError, let current { return current.value }
-            throw error
+        let database = try openDatabase()
+        try Self.validate(key: key)
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        let coalescer = database.fetches
+        // Boxed so the loop can offer it again after a recheck; only a pass that starts a
+        // fetch takes it out.
+        let pending = PendingFetch(fetch)
+        while true {
+            // The ticket is taken before the store is read: if a fetch for this key stores its
+            // model after our read, the coalescer sees the ticket is old and sends us back here
+            // instead of starting a second fetch.
+            let ticket = coalescer.ticket()
+            // An expired record is kept (not purged) until the fetch replaces it, so a failed
+            // fetch leaves it available to a later stale read.
+            let current = try entry(type, forKey: key, includingExpired: true)
+            if let current, !current.isExpired { return current.value }
+            do {
+                let outcome = try await coalescer.value(
+                    type, forKey: key, since: ticket, fetch: pending,
+                    store: { [self] value in try storeFetched(value, forKey: key, lifetime: lifetime) })
+                switch outcome {
+                case let .fetched(value):
+                    guard let typed = value as? Value else {
+                        // The coalescer matches types before joining; kept as a typed error, not a crash.
+                        throw ModelStoreError.readThroughTypeMismatch(
+                            key: key, requested: String(describing: type),
+                            inFlight: String(describing: Swift.type(of: value)))
+                    }
+                    return typed
+                case .recheck:
+                    continue
+                }
+            } catch {
+                // A cancelled caller gets its CancellationError, never a stale record.
+                if staleIfError, let current, !Task.isCancelled { return current.value }
+                throw error
+            }
         }
     }
 
-    private func coalescedFetch<Value: Codable & Sendable>(
-        _ type: Value.Type,
-        forKey key: String,
-        lifetime: TimeInterval?,
-        fetch: @escaping @Sendable () async throws -> Value
-    ) async throws -> Value {
-        let database = try openDatabase()
-        let task = database.fetches.withLock { running -> Task<any Sendable, any Error> in
-            if let shared = running[key] { return shared }
-            let task = Task<any Sendable, any Error> { [self] in
-                defer { _ = database.fetches.withLock { $0.removeValue(forKey: key) } }
-                let value = try await fetch()
-                if let lifetime {
-                    try set(value, forKey: key, expiresAfter: lifetime)
-                } else {
-                    try set(value, forKey: key)
-                }
-                return value
-            }
-            running[key] = task
-            return task
+    private func storeFetched<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+        if let lifetime {
+            try set(value, forKey: key, expiresAfter: lifetime)
+        } else {
+            try set(value, forKey: key)
         }
-        let value = try await task.value
-        guard let typed = value as? Value else {
-            throw ModelStoreError.decodingFailed(
-                key: key, type: String(describing: type),
-                message: "a concurrent fetch for this key produced a \(Swift.type(of: value))")
-        }
-        return typed
     }
 }

@@ -128,6 +128,14 @@ extension ModelStore {
         ) throws -> [String: Value] {
             try queries().objects(type, forKeys: keys)
         }
+
+        /// Reads many keys from the snapshot, in order, with their metadata. See
+        /// ``ModelStore/entries(_:forKeys:)``.
+        public func entries<Value: Decodable, Keys: Sequence<String>>(
+            _ type: Value.Type, forKeys keys: Keys
+        ) throws -> [Entry<Value>] {
+            try queries().entries(type, forKeys: keys)
+        }
     }
 
     /// Takes a consistent, read-only view of the database as it is now.

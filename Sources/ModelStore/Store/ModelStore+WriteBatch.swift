@@ -101,16 +101,57 @@ extension ModelStore {
 
     /// Writes a LevelDB batch, invalidates the cached models it touched and reports the
     /// changes. `kinds` parallels `keys`; nil means every operation was a set.
+    ///
+    /// With an observer and removals in the batch, the batch is written under the exclusive
+    /// write gate after reading what each removal removes: a live record is `.removed`, an
+    /// expired one `.expired`, and a key with no record reports nothing. Without an observer
+    /// nothing is read.
     func apply(
         _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, in database: OpenDatabase, sync: Bool
     ) throws {
         defer { database.cache?.invalidate(keys) }
-        try database.write { engine in try engine.write(batch, sync: sync) }
-        guard database.changes.isObserved else { return }
-        if let kinds {
-            database.changes.publish(zip(keys, kinds).map { Change(key: $0, kind: $1) })
-        } else {
-            database.changes.publish(keys, .set)
+        guard database.changes.isObserved else {
+            try database.write { engine in try engine.write(batch, sync: sync) }
+            return
         }
+        guard let kinds, kinds.contains(.removed) else {
+            try database.write { engine in try engine.write(batch, sync: sync) }
+            database.changes.publish(keys, .set)
+            return
+        }
+        let changes = try database.exclusiveWrite { engine -> [Change] in
+            let changes = try describe(keys: keys, kinds: kinds, engine: engine)
+            try engine.write(batch, sync: sync)
+            return changes
+        }
+        database.changes.publish(changes)
+    }
+
+    /// The changes a batch makes, reading the state of each removed key that the batch did
+    /// not touch before; keys are told apart by their bytes.
+    private func describe(keys: [String], kinds: [Change.Kind], engine: LevelDB) throws -> [Change] {
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        var earlier: [ByteKey: RecordState] = [:]  // state after the batch's earlier operations
+        var changes: [Change] = []
+        changes.reserveCapacity(keys.count)
+        for (key, kind) in zip(keys, kinds) {
+            let byteKey = ByteKey(key)
+            guard kind == .removed else {
+                earlier[byteKey] = .live
+                changes.append(Change(key: key, kind: kind))
+                continue
+            }
+            let state = try earlier[byteKey] ?? withKeyBytes(key) { keyBytes in
+                try engine.withValue(forKey: keyBytes) { RecordState($0, now: now, timeToLive: timeToLive) }
+            }
+            earlier[byteKey] = .missing
+            switch state {
+            case .live: changes.append(Change(key: key, kind: .removed))
+            case .expired: changes.append(Change(key: key, kind: .expired))
+            case .missing: break
+            }
+        }
+        return changes
     }
 }

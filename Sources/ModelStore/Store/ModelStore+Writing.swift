@@ -93,15 +93,22 @@ extension ModelStore {
 
     /// Removes the record for `key`. Removing a key that is not stored succeeds.
     ///
+    /// ``changes(bufferingPolicy:)`` reports `.removed` if a live record was removed,
+    /// `.expired` if the record had already expired, and nothing if there was none.
+    ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; write errors as ``set(_:forKey:)``.
     public func removeObject(forKey key: String) throws {
         let database = try openDatabase()
         let sync = configuration.syncWrites
+        guard !database.changes.isObserved else {
+            // Observed: the batch path reads what each removal removes, for its change.
+            try removeObjects(forKeys: CollectionOfOne(key))
+            return
+        }
         defer { database.cache?.invalidate(key) }
         try withKeyBytes(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
-        if database.changes.isObserved { database.changes.publish(key, .removed) }
     }
 
     /// Removes the records for all `keys` in one atomic write: all are removed or none.
@@ -109,6 +116,10 @@ extension ModelStore {
     /// ```swift
     /// try store.removeObjects(forKeys: ["a", "b"])
     /// ```
+    ///
+    /// ``changes(bufferingPolicy:)`` reports each record once: `.removed` for a live record,
+    /// `.expired` for one that had already expired, nothing for a key with no record (or
+    /// given twice).
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)`` before anything is removed if any
     ///   key is invalid; write errors as ``set(_:forKey:)``.
@@ -121,17 +132,22 @@ extension ModelStore {
             removed.append(key)
         }
         guard batch.count > 0 else { return }
-        let sync = configuration.syncWrites
-        defer { database.cache?.invalidate(removed) }
-        try database.write { engine in try engine.write(batch, sync: sync) }
-        if database.changes.isObserved { database.changes.publish(removed, .removed) }
+        try apply(
+            batch, keys: removed, kinds: Array(repeating: .removed, count: removed.count), in: database,
+            sync: configuration.syncWrites)
     }
 
-    /// Removes every record whose key starts with `prefix`, and returns how many it removed.
+    /// Removes every record whose key starts with `prefix`, and returns how many live records
+    /// it removed.
     ///
     /// ```swift
     /// try store.removeObjects(withPrefix: "feed:")
     /// ```
+    ///
+    /// Records under the prefix that had already expired are removed too, but not counted
+    /// (so the result matches what ``count(in:)`` said just before), and
+    /// ``changes(bufferingPolicy:)`` reports them as `.expired`, as a sweep does; live
+    /// records are reported as `.removed`.
     ///
     /// The keys are removed in atomic chunks of up to 10,000; records written under the
     /// prefix while the call runs may or may not be removed.
@@ -145,7 +161,8 @@ extension ModelStore {
     }
 
     /// Removes every record and compacts the database so the space is given back to the
-    /// file system. Returns how many records it removed.
+    /// file system. Returns how many live records it removed; expired ones are removed too
+    /// and reported as `.expired`, as by ``removeObjects(withPrefix:)``.
     @discardableResult
     public func removeAllObjects() throws -> Int {
         let database = try openDatabase()
@@ -156,37 +173,46 @@ extension ModelStore {
     }
 
     /// Deletes keys starting with `prefix` in atomic chunks, re-seeking after each chunk so
-    /// no iterator stays open across writes.
+    /// no iterator stays open across writes. Returns how many of them were live.
     private func removeRange(in database: OpenDatabase, prefix: [UInt8]) throws -> Int {
         let chunkSize = 10_000
         let sync = configuration.syncWrites
-        var removed = 0
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        var removedLive = 0
         var resumeKey = prefix
         while true {
             let batch = LevelDBWriteBatch()
             var lastKey: [UInt8]? = nil
-            var removedKeys: [String] = []
+            var changes: [Change] = []
+            var live = 0
             let observed = database.changes.isObserved
             try database.run { engine in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: resumeKey)
                 while batch.count < chunkSize {
-                    let more = try iterator.withCurrent { key, _ -> Bool in
+                    let more = try iterator.withCurrent { key, record -> Bool in
                         guard key.starts(with: prefix) else { return false }
                         batch.delete(key: key)
                         lastKey = Array(key)
-                        if observed { removedKeys.append(String(decoding: key, as: UTF8.self)) }
+                        // A damaged header counts as live, as in count(in:).
+                        let expired = RecordState(record, now: now, timeToLive: timeToLive) == .expired
+                        if !expired { live += 1 }
+                        if observed {
+                            let keyString = String(decoding: key, as: UTF8.self)
+                            changes.append(Change(key: keyString, kind: expired ? .expired : .removed))
+                        }
                         return true
                     }
                     guard more == true else { break }
                     try iterator.next()
                 }
             }
-            guard batch.count > 0, let lastKey else { return removed }
+            guard batch.count > 0, let lastKey else { return removedLive }
             try database.write { engine in try engine.write(batch, sync: sync) }
-            if observed { database.changes.publish(removedKeys, .removed) }
-            removed += batch.count
-            guard batch.count == chunkSize else { return removed }
+            if observed { database.changes.publish(changes) }
+            removedLive += live
+            guard batch.count == chunkSize else { return removedLive }
             resumeKey = lastKey
         }
     }

@@ -66,6 +66,11 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// The stored record could not be decoded as the requested type. The record is left as
     /// it is. `message` describes the decoder's error.
     case decodingFailed(key: String, type: String, message: String)
+
+    /// A read-through call (``ModelStore/ModelStore/object(_:forKey:expiresAfter:staleIfError:fetch:)``)
+    /// asked for `requested` while a fetch for the same key, started by a call that asked for
+    /// `inFlight`, was running. Nothing was fetched for this call; use one model type per key.
+    case readThroughTypeMismatch(key: String, requested: String, inFlight: String)
 }
 
 extension ModelStoreError: CustomStringConvertible {
@@ -114,6 +119,9 @@ extension ModelStoreError: CustomStringConvertible {
         case let .decodingFailed(key, type, message):
             return "The record for key \(Self.abbreviated(key)) does not decode as \(type): \(Self.clause(message)). "
                 + "The record was left untouched."
+        case let .readThroughTypeMismatch(key, requested, inFlight):
+            return "A read-through of key \(Self.abbreviated(key)) as \(requested) found a fetch for the same key "
+                + "as \(inFlight) in progress, so nothing was fetched for it. Read each key as one model type."
         }
     }
 

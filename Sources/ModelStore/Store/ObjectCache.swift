@@ -3,7 +3,9 @@
 /// A hit skips both LevelDB and the codec. Every write path invalidates the keys it touches,
 /// and a read only inserts what it decoded if no write happened since it started reading
 /// (the `generation` check), so a slow reader can never put back a value a writer replaced.
-/// Expiry is still checked on every hit from the stored header times.
+/// Expiry is still checked on every hit from the stored header times. Keys are compared by
+/// their bytes (``ByteKey``), as LevelDB compares them: canonically equivalent spellings of
+/// a key are different records and different cache entries.
 final class ObjectCache: @unchecked Sendable {
     // @unchecked: all state is guarded by `lock`. Values are only cached for non-class
     // model types (see `isCacheable`), so handing the same value to several threads copies it.
@@ -15,7 +17,7 @@ final class ObjectCache: @unchecked Sendable {
     }
 
     private struct Node {
-        var key: String
+        var key: ByteKey
         var item: Item
         var newer: Int  // index of the next more recently used node, or -1
         var older: Int  // index of the next less recently used node, or -1
@@ -23,7 +25,7 @@ final class ObjectCache: @unchecked Sendable {
 
     let limit: Int
     private let lock = Lock()
-    private var index: [String: Int] = [:]
+    private var index: [ByteKey: Int] = [:]
     private var nodes: [Node] = []
     private var freeSlots: [Int] = []
     private var newest = -1
@@ -48,7 +50,8 @@ final class ObjectCache: @unchecked Sendable {
     }
 
     func lookup(_ key: String) -> Item? {
-        lock.withLock {
+        let key = ByteKey(key)
+        return lock.withLock {
             guard let slot = index[key] else { return nil }
             moveToNewest(slot)
             return nodes[slot].item
@@ -57,6 +60,7 @@ final class ObjectCache: @unchecked Sendable {
 
     /// Inserts a decoded value unless a write happened after `generation` was read.
     func insert(_ key: String, _ item: Item, ifGeneration expected: UInt64) {
+        let key = ByteKey(key)
         lock.withLock {
             guard generation == expected else { return }
             if let slot = index[key] {
@@ -84,6 +88,7 @@ final class ObjectCache: @unchecked Sendable {
     }
 
     func invalidate(_ key: String) {
+        let key = ByteKey(key)
         lock.withLock {
             generation &+= 1
             if let slot = index[key] { remove(slot: slot) }
@@ -94,7 +99,7 @@ final class ObjectCache: @unchecked Sendable {
         lock.withLock {
             generation &+= 1
             for key in keys {
-                if let slot = index[key] { remove(slot: slot) }
+                if let slot = index[ByteKey(key)] { remove(slot: slot) }
             }
         }
     }
@@ -102,7 +107,7 @@ final class ObjectCache: @unchecked Sendable {
     func invalidate(prefix: String) {
         lock.withLock {
             generation &+= 1
-            for (key, slot) in index where key.utf8.starts(with: prefix.utf8) {
+            for (key, slot) in index where key.string.utf8.starts(with: prefix.utf8) {
                 remove(slot: slot)
             }
         }

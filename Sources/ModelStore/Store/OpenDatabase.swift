@@ -42,8 +42,8 @@ final class OpenDatabase: @unchecked Sendable {
     /// directory is deleted can be lost with it (RELIABILITY.md, "Not guaranteed").
     static let removalCheckInterval: UInt64 = 1_000_000
 
-    /// Read-through fetches in flight, by key, so concurrent misses share one fetch.
-    let fetches = Locked<[String: Task<any Sendable, any Error>]>([:])
+    /// Read-through fetches in flight, by key bytes, so concurrent misses share one fetch.
+    let fetches = FetchCoalescer()
 
     /// Streams of changes handed out by ``ModelStore/changes(bufferingPolicy:)``.
     let changes = ChangeBroadcaster()

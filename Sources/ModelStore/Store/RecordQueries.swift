@@ -40,27 +40,44 @@ struct RecordQueries {
         return count
     }
 
-    /// Reads many keys from one consistent view; missing and expired keys are left out.
-    func objects<Value: Decodable, Keys: Sequence<String>>(
+    /// Reads many keys from one consistent view, in the order given; missing and expired
+    /// keys are left out. Each key is looked up by its bytes, so canonically equivalent
+    /// spellings of a key are read as the different records they are.
+    func entries<Value: Decodable, Keys: Sequence<String>>(
         _ type: Value.Type, forKeys keys: Keys
-    ) throws -> [String: Value] {
+    ) throws -> [ModelStore.Entry<Value>] {
         let view = try snapshot ?? database.run { engine in try engine.makeSnapshot() }
         let now = reader.now()
-        var result: [String: Value] = [:]
+        var result: [ModelStore.Entry<Value>] = []
+        result.reserveCapacity(keys.underestimatedCount)
         for key in keys {
             try ModelStore.validate(key: key)
             var keyCopy = key
-            let value = try keyCopy.withUTF8 { keyBytes in
+            let entry = try keyCopy.withUTF8 { keyBytes in
                 try database.run { engine in
-                    try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: view) { record -> Value? in
+                    try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: view) {
+                        record -> ModelStore.Entry<Value>? in
                         guard let record else { return nil }
                         let header = try reader.header(record, key: key, type: type)
                         guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
-                        return try reader.entry(type, key: key, header: header, record: record).value
+                        return try reader.entry(type, key: key, header: header, record: record)
                     }
                 }
             }
-            if let value { result[key] = value }
+            if let entry { result.append(entry) }
+        }
+        return result
+    }
+
+    /// ``entries(_:forKeys:)`` as a dictionary. Swift's `String` keys are equal when they are
+    /// canonically equivalent, so of two such spellings the first one in `keys` that has a
+    /// record wins, with its own value: the result never pairs one spelling with another's value.
+    func objects<Value: Decodable, Keys: Sequence<String>>(
+        _ type: Value.Type, forKeys keys: Keys
+    ) throws -> [String: Value] {
+        var result: [String: Value] = [:]
+        for entry in try entries(type, forKeys: keys) where result[entry.key] == nil {
+            result[entry.key] = entry.value
         }
         return result
     }
@@ -128,12 +145,37 @@ extension ModelStore {
     ///
     /// Missing and expired keys are left out of the result.
     ///
+    /// Keys are records by their bytes, but a Swift dictionary treats canonically equivalent
+    /// strings ("é" as U+00E9 and as "e" plus U+0301) as one key. If `keys` holds two such
+    /// spellings, the first of them that has a record wins, with its own value. To read
+    /// every spelling, use ``entries(_:forKeys:)``.
+    ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``,
     ///   ``ModelStoreError/decodingFailed(key:type:message:)``.
     public func objects<Value: Decodable, Keys: Sequence<String>>(
         _ type: Value.Type, forKeys keys: Keys
     ) throws -> [String: Value] {
         try queries.objects(type, forKeys: keys)
+    }
+
+    /// Reads the records for many keys from one consistent view of the database, in the order
+    /// of `keys`, with their metadata.
+    ///
+    /// ```swift
+    /// for entry in try store.entries(User.self, forKeys: ["u1", "u2"]) {
+    ///     print(entry.key, entry.value.userName)
+    /// }
+    /// ```
+    ///
+    /// Missing and expired keys are left out. Each key is read by its bytes, as LevelDB
+    /// stores it, so unlike ``objects(_:forKeys:)`` two canonically equivalent spellings of a
+    /// key each return their own record; a key given twice is returned twice.
+    ///
+    /// - Throws: As ``objects(_:forKeys:)``.
+    public func entries<Value: Decodable, Keys: Sequence<String>>(
+        _ type: Value.Type, forKeys keys: Keys
+    ) throws -> [Entry<Value>] {
+        try queries.entries(type, forKeys: keys)
     }
 
     /// LevelDB's estimate of the bytes the records in `range` take on disk (after
