@@ -15,6 +15,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
+        // The codecs alone (JSON, binary, property list), for programs that want the fast coders without the store.
+        .library(name: "ModelStoreCodecs", targets: ["ModelStoreCodecs"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
         .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
         .executable(name: "modelstore-import", targets: ["ImportJob"]),
@@ -35,10 +37,16 @@ let package = Package(
                 .brew(["leveldb"]),
             ]
         ),
+        // Codable coders with no dependency on LevelDB or the store: ModelStore re-exports them.
+        .target(
+            name: "ModelStoreCodecs",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "ModelStore",
             dependencies: [
                 "CLevelDB",
+                "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -91,6 +99,11 @@ let package = Package(
             name: "ReadmeSnippets",
             dependencies: ["ModelStore"],
             swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
+        ),
+        .testTarget(
+            name: "ModelStoreCodecsTests",
+            dependencies: ["ModelStoreCodecs"],
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ModelStoreTests",
