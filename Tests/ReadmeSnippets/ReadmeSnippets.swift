@@ -83,9 +83,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:192
-    func readmeLine192() throws {
-#sourceLocation(file: "README.md", line: 193)
+    /// README.md:204
+    func readmeLine204() throws {
+#sourceLocation(file: "README.md", line: 205)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -98,9 +98,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:211
-    func readmeLine211() async throws {
-#sourceLocation(file: "README.md", line: 212)
+    /// README.md:223
+    func readmeLine223() async throws {
+#sourceLocation(file: "README.md", line: 224)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -111,9 +111,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:227
-    func readmeLine227() throws {
-#sourceLocation(file: "README.md", line: 228)
+    /// README.md:239
+    func readmeLine239() throws {
+#sourceLocation(file: "README.md", line: 240)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -124,9 +124,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:241
-    func readmeLine241() throws {
-#sourceLocation(file: "README.md", line: 242)
+    /// README.md:253
+    func readmeLine253() throws {
+#sourceLocation(file: "README.md", line: 254)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -138,18 +138,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:256
-    func readmeLine256() throws {
-#sourceLocation(file: "README.md", line: 257)
+    /// README.md:268
+    func readmeLine268() throws {
+#sourceLocation(file: "README.md", line: 269)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:276
-    func readmeLine276() async throws {
-#sourceLocation(file: "README.md", line: 277)
+    /// README.md:288
+    func readmeLine288() async throws {
+#sourceLocation(file: "README.md", line: 289)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -161,9 +161,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:289
-    func readmeLine289() async throws {
-#sourceLocation(file: "README.md", line: 290)
+    /// README.md:301
+    func readmeLine301() async throws {
+#sourceLocation(file: "README.md", line: 302)
         for await change in store.changes() {
             print(change.key, change.kind)         // .set, .removed, .expired or .evicted
         }
@@ -172,9 +172,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:318
-    func readmeLine318() throws {
-#sourceLocation(file: "README.md", line: 319)
+    /// README.md:330
+    func readmeLine330() throws {
+#sourceLocation(file: "README.md", line: 331)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
