@@ -15,6 +15,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
+        // The codecs alone (JSON, binary, property list), for programs that want the fast coders without the store.
+        .library(name: "ModelStoreCodecs", targets: ["ModelStoreCodecs"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
         .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
         .executable(name: "modelstore-import", targets: ["ImportJob"]),
@@ -37,11 +39,17 @@ let package = Package(
         ),
         // CRC-32C with the CPU's CRC instruction (SSE 4.2, ARMv8 CRC), chosen at run time.
         .target(name: "CModelStoreCRC"),
+        // Codable coders with no dependency on LevelDB or the store: ModelStore re-exports them.
+        .target(
+            name: "ModelStoreCodecs",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "ModelStore",
             dependencies: [
                 "CLevelDB",
                 "CModelStoreCRC",
+                "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -94,6 +102,11 @@ let package = Package(
             name: "ReadmeSnippets",
             dependencies: ["ModelStore"],
             swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
+        ),
+        .testTarget(
+            name: "ModelStoreCodecsTests",
+            dependencies: ["ModelStoreCodecs"],
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ModelStoreTests",

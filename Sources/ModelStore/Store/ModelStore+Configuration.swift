@@ -33,7 +33,7 @@ extension ModelStore {
         /// Tests inject a clock they control instead of sleeping.
         public var now: @Sendable () -> Date = { Date() }
 
-        /// The codec that encodes new records. Defaults to ``JSONModelCodec``.
+        /// The codec that encodes new records. Defaults to `JSONModelCodec` (from ModelStoreCodecs, re-exported).
         ///
         /// Records written by any built-in codec stay readable after you change this.
         public var codec: any ModelCodec = JSONModelCodec()
