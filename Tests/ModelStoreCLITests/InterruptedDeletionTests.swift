@@ -29,6 +29,8 @@ import Testing
 
         let text = try ToolProcess.modelstore(["list"] + fixture.rootArguments)
         #expect(text.lines.contains { $0.hasPrefix(trash) && $0.contains("deleting") })
+        // Inspecting changes nothing: only delete and delete-all finish the deletion.
+        #expect(FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent(trash).path))
     }
 
     @Test func deleteAllFinishesAnInterruptedDeletion() throws {

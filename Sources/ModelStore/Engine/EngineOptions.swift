@@ -15,6 +15,9 @@ struct EngineOptions: Sendable, Hashable {
     var verifiesChecksums: Bool = true
     /// What to do when the database turns out to be damaged at open (not a LevelDB option).
     var corruptionPolicy: CorruptionPolicy = .fail
+    /// Whether opening schedules the removal of deletions a crash interrupted in the root (not
+    /// a LevelDB option; off for the `modelstore` tool's inspections, which change nothing).
+    var finishesInterruptedDeletions: Bool = true
 }
 
 /// Owns the C objects an open database needs for as long as it is open.

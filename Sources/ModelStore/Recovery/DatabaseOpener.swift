@@ -8,7 +8,9 @@ import Logging
 enum DatabaseOpener {
     static func open(path: String, options: EngineOptions, logger: Logger) throws(ModelStoreError) -> LevelDB {
         try finishInterruptedWork(path: path, options: options, logger: logger)
-        DatabaseTrash.scheduleCleanup(inRootOf: path, logger: logger)
+        if options.finishesInterruptedDeletions {
+            DatabaseTrash.scheduleCleanup(inRootOf: path, logger: logger)
+        }
         let failure: LevelDBFailure
         do {
             return try openChecked(path: path, options: options)

@@ -132,6 +132,11 @@ extension ModelStore {
         /// paths of reads and writes.
         public var logger: Logger = Logger(label: "ModelStore")
 
+        /// Whether an open removes, in the background, what deletions a crash interrupted left in
+        /// the root (`.modelstore-trash-*` folders). The `modelstore` tool turns it off for its
+        /// inspections, which promise to change nothing.
+        package var finishesInterruptedDeletions: Bool = true
+
         /// Creates a configuration with the defaults.
         public init() {}
 
@@ -168,7 +173,8 @@ extension ModelStore {
                 maxOpenFiles: max(16, maxOpenFiles),
                 blockSize: max(1 << 10, blockSize),
                 verifiesChecksums: verifiesChecksums,
-                corruptionPolicy: corruptionPolicy)
+                corruptionPolicy: corruptionPolicy,
+                finishesInterruptedDeletions: finishesInterruptedDeletions)
         }
     }
 

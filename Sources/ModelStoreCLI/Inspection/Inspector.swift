@@ -53,6 +53,8 @@ struct Inspector {
         configuration.directory = root.url
         configuration.codec = InspectedValue.inspectionCodec
         configuration.logger = Self.logger
+        // Inspecting changes nothing: unfinished deletions are left for `delete`/`delete-all`.
+        configuration.finishesInterruptedDeletions = false
         return configuration
     }
 
