@@ -22,7 +22,7 @@ extension ModelStore {
     /// Only a directory that carries ModelStore's marker is deleted; symbolic links are
     /// never followed. The folder is first renamed to a `.modelstore-trash-*` folder, so a
     /// crash never leaves half a database under its name; a trash folder left by a crash is
-    /// finished by the next delete, ``deleteAllDatabases(in:)`` or open in the same directory.
+    /// finished by the next delete, ``deleteAllDatabases(in:)-9uqof`` or open in the same directory.
     ///
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)``;
     ///   ``ModelStoreError/notAModelStore(path:)`` for a folder, file or link that is not a
@@ -85,7 +85,7 @@ extension ModelStore {
     /// Deletes every ModelStore database under `directory` without blocking the caller's
     /// thread.
     ///
-    /// - Throws: As ``deleteAllDatabases(in:)``.
+    /// - Throws: As ``deleteAllDatabases(in:)-9uqof``.
     public static func deleteAllDatabases(in directory: URL = defaultDirectory) async throws {
         try await offload { try deleteAllDatabases(in: directory) }
     }
