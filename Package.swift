@@ -23,6 +23,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
         .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
@@ -51,6 +53,7 @@ let package = Package(
                 "CModelStoreCRC",
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -110,7 +113,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStoreTestHelper", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "ModelStore", "ModelStoreTestHelper", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -109,7 +109,7 @@ extension ModelStore {
     func apply(
         _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, in database: OpenDatabase, sync: Bool
     ) throws {
-        defer { database.cache?.invalidate(keys) }
+        defer { database.invalidate(keys) }
         guard database.changes.isObserved else {
             try database.write { engine in try engine.write(batch, sync: sync) }
             return

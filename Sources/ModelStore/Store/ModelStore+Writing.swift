@@ -40,7 +40,7 @@ extension ModelStore {
         defer { RecordBuffer.putBack(record) }
         try encodeRecord(value, forKey: key, lifetime: lifetime, into: &record.bytes)
         let sync = configuration.syncWrites
-        defer { database.cache?.invalidate(key) }
+        defer { database.invalidate(key) }
         var key = key
         try key.withUTF8 { keyBytes in
             try record.bytes.withUnsafeBytes { recordBytes in
@@ -105,7 +105,7 @@ extension ModelStore {
             try removeObjects(forKeys: CollectionOfOne(key))
             return
         }
-        defer { database.cache?.invalidate(key) }
+        defer { database.invalidate(key) }
         try withKeyBytes(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
@@ -156,7 +156,7 @@ extension ModelStore {
     @discardableResult
     public func removeObjects(withPrefix prefix: String) throws -> Int {
         let database = try openDatabase()
-        defer { database.cache?.invalidate(prefix: prefix) }
+        defer { database.invalidate(prefix: prefix) }
         return try removeRange(in: database, prefix: Array(prefix.utf8))
     }
 
@@ -166,7 +166,7 @@ extension ModelStore {
     @discardableResult
     public func removeAllObjects() throws -> Int {
         let database = try openDatabase()
-        defer { database.cache?.removeAll() }
+        defer { database.invalidate(prefix: "") }
         let removed = try removeRange(in: database, prefix: [])
         try database.run { engine in try engine.compact(start: nil, limit: nil) }
         return removed

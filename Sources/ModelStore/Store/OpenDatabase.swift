@@ -43,7 +43,16 @@ final class OpenDatabase: @unchecked Sendable {
     static let removalCheckInterval: UInt64 = 1_000_000
 
     /// Read-through fetches in flight, by key bytes, so concurrent misses share one fetch.
-    let fetches = FetchCoalescer()
+    let fetches: FetchCoalescer
+
+    /// Keys whose read-through fetch answered `.notFound`, remembered for a while.
+    let notFound = NotFoundMemory()
+
+    /// Read-through counters, created once per open database.
+    let readThroughMetrics: ReadThroughMetrics
+
+    /// What read-through timeouts wait on (a manual clock in tests).
+    let readThroughClock: any ReadThroughClock
 
     /// Streams of changes handed out by ``ModelStore/changes(bufferingPolicy:)``.
     let changes = ChangeBroadcaster()
@@ -67,7 +76,8 @@ final class OpenDatabase: @unchecked Sendable {
     var leases = 0
 
     init(
-        path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger
+        path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger,
+        readThrough: ReadThroughSettings = ReadThroughSettings()
     ) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
         engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
@@ -79,6 +89,29 @@ final class OpenDatabase: @unchecked Sendable {
         self.options = options
         self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
+        readThroughMetrics = ReadThroughMetrics(database: name, factory: readThrough.metricsFactory)
+        readThroughClock = readThrough.clock
+        fetches = FetchCoalescer(metrics: readThroughMetrics)
+    }
+
+    /// Forgets what in-memory structures know about `key` after a write or removal of it:
+    /// the decoded model and a remembered read-through "not found".
+    @inline(__always)
+    func invalidate(_ key: String) {
+        cache?.invalidate(key)
+        notFound.forget(key)
+    }
+
+    /// ``invalidate(_:)`` for several keys.
+    func invalidate(_ keys: [String]) {
+        cache?.invalidate(keys)
+        notFound.forget(keys)
+    }
+
+    /// ``invalidate(_:)`` for every key that starts with `prefix`; the empty prefix means all.
+    func invalidate(prefix: String) {
+        if prefix.isEmpty { cache?.removeAll() } else { cache?.invalidate(prefix: prefix) }
+        notFound.forget(prefix: prefix)
     }
 
     /// Runs compactions that sweeps request, one at a time, off the callers' threads.

@@ -1,0 +1,95 @@
+import Foundation
+
+extension ModelStore {
+    /// Stores what a read-through fetch answered and returns what its callers get. Runs in the
+    /// fetch's task; the LevelDB writes are offloaded, so they never block the cooperative pool.
+    func storeFetchResult<Value: Codable & Sendable>(
+        _ result: FetchResult<Value>, forKey key: String, options: ReadThroughOptions, previous: Entry<Value>?
+    ) async throws -> Value? {
+        switch result {
+        case let .value(value, lifetime, _):
+            let lifetime = lifetime ?? options.lifetime
+            if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "the fetch's expiresAfter") }
+            try await offload { [self] in try storeFetched(value, forKey: key, lifetime: lifetime) }
+            return value
+        case let .notModified(lifetime):
+            guard let previous else { throw ModelStoreError.notModifiedWithoutRecord(key: key) }
+            let lifetime = lifetime ?? options.lifetime
+            if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "the fetch's expiresAfter") }
+            let value = previous.value
+            try await offload { [self] in try storeFetched(value, forKey: key, lifetime: lifetime) }
+            return value
+        case .notFound:
+            let remember = options.notFoundLifetime
+            try await offload { [self] in try removeNotFound(forKey: key, rememberingFor: remember) }
+            return nil
+        }
+    }
+
+    func storeFetched<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+        if let lifetime {
+            try set(value, forKey: key, expiresAfter: lifetime)
+        } else {
+            try set(value, forKey: key)
+        }
+    }
+
+    /// Removes the record of a key the source does not have, and remembers that for `lifetime`.
+    ///
+    /// Both happen in one hold of the exclusive write gate: a concurrent `set` of the key either
+    /// wrote before (its record is removed here, and it forgets the memory after) or writes
+    /// after (and forgets it), so a remembered "not found" never hides a stored record.
+    func removeNotFound(forKey key: String, rememberingFor lifetime: TimeInterval?) throws {
+        let database = try openDatabase()
+        let sync = configuration.syncWrites
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        let kind = try withKeyBytes(key) { keyBytes in
+            try database.exclusiveWrite { engine -> Change.Kind? in
+                let state = try engine.withValue(forKey: keyBytes) { record in
+                    RecordState(record, now: now, timeToLive: timeToLive)
+                }
+                if state != .missing { try engine.delete(key: keyBytes, sync: sync) }
+                if let lifetime { database.notFound.remember(key, until: now + lifetime, now: now) }
+                switch state {
+                case .missing: return nil
+                case .expired: return .expired
+                case .live: return .removed
+                }
+            }
+        }
+        database.cache?.invalidate(key)
+        if let kind, database.changes.isObserved { database.changes.publish(key, kind) }
+    }
+
+    /// The entry for `key` even if expired, without purging it, answered from the object cache
+    /// when it holds the key (so a read-through hit costs what ``object(_:forKey:)`` costs).
+    func readThroughEntry<Value: Decodable>(_ type: Value.Type, forKey key: String, now: Double) throws -> Entry<Value>? {
+        let database = try openDatabase()
+        let timeToLive = reader.timeToLive
+        let cache = ObjectCache.isCacheable(type) ? database.cache : nil
+        if let cache, let item = cache.lookup(key), let value = item.value as? Value {
+            let expired = item.header.isExpired(now: now, timeToLive: timeToLive)
+            return reader.entry(key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired)
+        }
+        let generation = cache?.currentGeneration ?? 0
+        let found = try withKeyBytes(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
+                    guard let record else { return nil }
+                    let header = try reader.header(record, key: key, type: type)
+                    let expired = header.isExpired(now: now, timeToLive: timeToLive)
+                    let entry = try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
+                    return (entry, header)
+                }
+            }
+        }
+        guard let (entry, header) = found else { return nil }
+        if let cache, !entry.isExpired {
+            cache.insert(
+                key, ObjectCache.Item(value: entry.value, header: header, byteCount: entry.byteCount),
+                ifGeneration: generation)
+        }
+        return entry
+    }
+}
