@@ -10,7 +10,7 @@ struct RecordFuzzTests {
     /// parser's deeper branches are reached.
     static func headerLikeBytes(_ random: inout SeededGenerator) -> [UInt8] {
         var bytes = random.bytes(Int.random(in: 0...40, using: &random))
-        if !bytes.isEmpty, Int.random(in: 0..<10, using: &random) < 8 { bytes[0] = RecordHeader.formatVersion }
+        if !bytes.isEmpty, Int.random(in: 0..<10, using: &random) < 8 { bytes[0] = RecordHeader.versionOne }
         if bytes.count > 1, Bool.random(using: &random) { bytes[1] = UInt8.random(in: 0...1, using: &random) }
         if bytes.count >= 11, Int.random(in: 0..<4, using: &random) == 0 {
             // Special doubles: NaN, infinities, -0, subnormals.
@@ -34,8 +34,9 @@ struct RecordFuzzTests {
             #expect(header.length <= bytes.count)
             #expect(header.storedAt.isFinite)
             #expect(header.expiresAt.map { !$0.isNaN } ?? true)
+            guard header.version == RecordHeader.versionOne else { continue }
             var encoded: [UInt8] = []
-            header.write(to: &encoded)
+            header.writeVersionOne(to: &encoded)
             #expect(encoded[...] == bytes[..<header.length])
         }
         #expect(parsed > 30_000)  // the parser's accepting paths were reached often
@@ -45,7 +46,7 @@ struct RecordFuzzTests {
     func truncatedHeaders() {
         for expiresAt: Double? in [nil, 1234.5] {
             var bytes: [UInt8] = []
-            RecordHeader(storedAt: 99.25, expiresAt: expiresAt, codec: .json).write(to: &bytes)
+            RecordHeader(storedAt: 99.25, expiresAt: expiresAt, codec: .json).writeVersionOne(to: &bytes)
             for length in 0..<bytes.count {
                 #expect(bytes[..<length].withUnsafeBytes { RecordHeader(parsing: $0) } == nil, "length \(length)")
             }
@@ -64,14 +65,14 @@ struct RecordFuzzTests {
             let offset = Double.random(in: -100...100, using: &random)
             let expiresAt: Double? = Bool.random(using: &random) ? now + offset : nil
             let codec = ModelCodecIdentifier(rawValue: UInt8.random(in: 0...255, using: &random))
-            RecordHeader(storedAt: now, expiresAt: expiresAt, codec: codec).write(to: &bytes)
+            RecordHeader(storedAt: now, expiresAt: expiresAt, codec: codec).writeVersionOne(to: &bytes)
             return bytes + random.bytes(Int.random(in: 0...64, using: &random))
         default:
             // A real record from one of the built-in codecs, then cut short or flipped below.
             let codecs: [any ModelCodec] = [JSONModelCodec(), PropertyListModelCodec(), BinaryModelCodec()]
             let codec = codecs.randomElement(using: &random)!
             var bytes: [UInt8] = []
-            RecordHeader(storedAt: now, expiresAt: nil, codec: codec.identifier).write(to: &bytes)
+            RecordHeader(storedAt: now, expiresAt: nil, codec: codec.identifier).writeVersionOne(to: &bytes)
             try codec.encode(User.sample("fuzz\(random.next() % 1000)"), appendingTo: &bytes)
             if Bool.random(using: &random) {
                 bytes.removeLast(Int.random(in: 1...bytes.count - 11, using: &random))
