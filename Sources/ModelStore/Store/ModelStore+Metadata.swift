@@ -106,58 +106,82 @@ extension ModelStore {
     ) throws -> Bool {
         let database = try openDatabase()
         let reader = reader
-        let codec = configuration.codec
         let sync = configuration.syncWrites
         let limit = configuration.recordLengthLimit
-        let buffer = RecordBuffer.take()
-        defer { RecordBuffer.putBack(buffer) }
-        defer { database.cache?.invalidate(key) }
-        let rewritten = try withKeyBytes(key) { keyBytes in
-            // Exclusive: between our read and our write no other writer may store a newer
-            // value, which this rewrite would otherwise overwrite with the old model.
-            try database.exclusiveWrite { engine -> Bool in
-                let now = reader.now()
-                let found = try engine.withValue(forKey: keyBytes) { record -> Bool in
-                    guard let record else { return false }
-                    let old = try reader.header(record, key: key, keyBytes: keyBytes, typeName: "a ModelStore record")
-                    guard !old.isExpired(now: now, timeToLive: reader.timeToLive) else { return false }
-                    let (storedAt, expiresAt) = times(old, now)
-                    let header = RecordHeader(storedAt: storedAt, expiresAt: expiresAt, codec: old.codec)
-                    try Self.assemble(
-                        into: &buffer.bytes, header: header, old: old, record: record, metadata: metadata,
-                        codec: codec, key: key)
-                    return true
-                }
-                guard found else { return false }
-                guard buffer.bytes.count <= limit else {
-                    throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.bytes.count)
-                }
-                RecordHeader.seal(&buffer.bytes, key: keyBytes)
-                try buffer.bytes.withUnsafeBytes { try engine.put(key: keyBytes, value: $0, sync: sync) }
-                return true
-            }
-        }
-        if rewritten, database.changes.isObserved { database.changes.publish(key, .set) }
-        return rewritten
-    }
-
-    /// A version-2 value: `header`, the new metadata (or `old`'s section), `old`'s tags
-    /// section and payload, byte for byte. The checksum is left for the caller to seal.
-    private static func assemble(
-        into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
-        metadata: (any Encodable & Sendable)?, codec: any ModelCodec, key: String
-    ) throws {
-        buffer.removeAll(keepingCapacity: true)
-        let hasMetadata = metadata != nil || old.metadataCodec != nil
-        header.writeVersionTwo(to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty)
+        // Encoded before the gate is taken: the exclusive hold stays short, and an encoding
+        // failure is the caller's error, not a failed write (which would disable writes).
+        var newSection: [UInt8]? = nil
         if let metadata {
+            var section: [UInt8] = []
             do {
-                try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
+                try RecordHeader.appendMetadataSection(encoding: metadata, with: configuration.codec, to: &section)
             } catch {
                 throw ModelStoreError.encodingFailed(
                     key: key, type: String(describing: type(of: metadata)),
                     message: "the metadata does not encode: \(describeCodingError(error))")
             }
+            newSection = section
+        }
+        let buffer = RecordBuffer.take()
+        defer { RecordBuffer.putBack(buffer) }
+        defer { database.cache?.invalidate(key) }
+        let outcome = try withKeyBytes(key) { keyBytes in
+            // Exclusive: between our read and our write no other writer may store a newer
+            // value, which this rewrite would otherwise overwrite with the old model.
+            try database.exclusiveWrite { engine -> RewriteOutcome in
+                let now = reader.now()
+                let outcome = try engine.withValue(forKey: keyBytes) { record -> RewriteOutcome in
+                    guard let record else { return .notFound }
+                    let old: RecordHeader
+                    do throws(ModelStoreError) {
+                        old = try reader.header(record, key: key, keyBytes: keyBytes, typeName: "a ModelStore record")
+                    } catch {
+                        // Returned, not thrown: an error thrown here would count as a failed
+                        // write and disable the store's writes.
+                        return .refused(error)
+                    }
+                    guard !old.isExpired(now: now, timeToLive: reader.timeToLive) else { return .notFound }
+                    let (storedAt, expiresAt) = times(old, now)
+                    let header = RecordHeader(storedAt: storedAt, expiresAt: expiresAt, codec: old.codec)
+                    Self.assemble(into: &buffer.bytes, header: header, old: old, record: record, newSection: newSection)
+                    guard buffer.bytes.count <= limit else {
+                        return .refused(.valueTooLarge(key: key, byteCount: buffer.bytes.count))
+                    }
+                    return .rewritten
+                }
+                guard case .rewritten = outcome else { return outcome }
+                RecordHeader.seal(&buffer.bytes, key: keyBytes)
+                try buffer.bytes.withUnsafeBytes { try engine.put(key: keyBytes, value: $0, sync: sync) }
+                return .rewritten
+            }
+        }
+        switch outcome {
+        case .notFound:
+            return false
+        case .refused(let error):
+            throw error
+        case .rewritten:
+            if database.changes.isObserved { database.changes.publish(key, .set) }
+            return true
+        }
+    }
+
+    private enum RewriteOutcome {
+        case notFound, rewritten
+        case refused(ModelStoreError)
+    }
+
+    /// A version-2 value: `header`, the new metadata section (or `old`'s), `old`'s tags
+    /// section and payload, byte for byte. The checksum is left for the caller to seal.
+    private static func assemble(
+        into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
+        newSection: [UInt8]?
+    ) {
+        buffer.removeAll(keepingCapacity: true)
+        let hasMetadata = newSection != nil || old.metadataCodec != nil
+        header.writeVersionTwo(to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty)
+        if let newSection {
+            buffer.append(contentsOf: newSection)
         } else if let oldCodec = old.metadataCodec {
             RecordHeader.appendMetadataSection(
                 codec: oldCodec, bytes: UnsafeRawBufferPointer(rebasing: record[old.metadataRange]), to: &buffer)
