@@ -113,8 +113,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreTests",
+            // CLevelDB: tests write raw version-1 records as a foreign LevelDB client would.
             dependencies: [
-                "ModelStore", "ModelStoreTestHelper", .product(name: "Logging", package: "swift-log"),
+                "ModelStore", "ModelStoreTestHelper", "CLevelDB", .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings

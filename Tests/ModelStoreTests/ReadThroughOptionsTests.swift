@@ -232,6 +232,48 @@ struct ReadThroughOptionsTests {
 
     // MARK: - Validators
 
+    struct HTTPInfo: Codable, Sendable, Equatable {
+        var etag: String
+    }
+
+    @Test("A fetched value's metadata is stored, and the next fetch reads it from the previous entry")
+    func fetchedMetadataReachesNextFetch() async throws {
+        let harness = Harness()
+        let store = try harness.open()
+        _ = try await store.object(User.self, forKey: "u", options: ReadThroughOptions()) { _ in
+            .value(User.sample("ada"), expiresAfter: 60, metadata: HTTPInfo(etag: "\"v1\""))
+        }
+        #expect(try store.metadata(HTTPInfo.self, forKey: "u") == HTTPInfo(etag: "\"v1\""))
+        harness.fixture.clock.advance(by: 61)
+        let seen = Locked<String?>(nil)
+        _ = try await store.object(User.self, forKey: "u", options: ReadThroughOptions()) { previous in
+            let etag = try previous?.metadata(HTTPInfo.self)?.etag
+            seen.withLock { $0 = etag }
+            return .notModified(expiresAfter: 60)
+        }
+        #expect(seen.withLock { $0 } == "\"v1\"")
+    }
+
+    @Test("notModified refreshes the record without re-encoding: the model's bytes and the metadata stay identical")
+    func notModifiedDoesNotReencode() async throws {
+        let harness = Harness()
+        let store = try harness.open()
+        try store.set(User.sample("ada"), forKey: "u", expiresAfter: 60, metadata: HTTPInfo(etag: "e1"))
+        let before = try #require(try rawRecord(store, "u"))
+        harness.fixture.clock.advance(by: 61)
+        let user = try await store.object(User.self, forKey: "u", options: ReadThroughOptions()) { _ in
+            .notModified(expiresAfter: 120)
+        }
+        #expect(user == User.sample("ada"))
+        let after = try #require(try rawRecord(store, "u"))
+        // Same length, same sections: only the checksum and the times (bytes 3..<23) differ.
+        #expect(before.count == after.count)
+        #expect(before[23...] == after[23...])
+        #expect(try store.metadata(HTTPInfo.self, forKey: "u") == HTTPInfo(etag: "e1"))
+        let entry = try #require(try store.entry(User.self, forKey: "u"))
+        #expect(entry.expiresAt == harness.fixture.clock.now.addingTimeInterval(120))
+    }
+
     @Test("notModified keeps the stored model with a new lifetime counted from now")
     func notModifiedKeepsModel() async throws {
         let harness = Harness()

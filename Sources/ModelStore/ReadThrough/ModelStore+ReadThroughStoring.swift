@@ -7,18 +7,22 @@ extension ModelStore {
         _ result: FetchResult<Value>, forKey key: String, options: ReadThroughOptions, previous: Entry<Value>?
     ) async throws -> Value? {
         switch result {
-        case let .value(value, lifetime, _):
+        case let .value(value, lifetime, metadata):
             let lifetime = lifetime ?? options.lifetime
             if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "the fetch's expiresAfter") }
-            try await offload { [self] in try storeFetched(value, forKey: key, lifetime: lifetime) }
+            try await offload { [self] in try storeFetched(value, forKey: key, lifetime: lifetime, metadata: metadata) }
             return value
         case let .notModified(lifetime):
             guard let previous else { throw ModelStoreError.notModifiedWithoutRecord(key: key) }
             let lifetime = lifetime ?? options.lifetime
             if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "the fetch's expiresAfter") }
-            let value = previous.value
-            try await offload { [self] in try storeFetched(value, forKey: key, lifetime: lifetime) }
-            return value
+            // The stored bytes are kept as they are (no re-encode), metadata included. If the
+            // record was removed meanwhile, it stays removed: the caller still gets the model
+            // the source just confirmed.
+            _ = try await offload { [self] in
+                try refresh(forKey: key, expiresAfter: lifetime, metadata: nil, includingExpired: true)
+            }
+            return previous.value
         case .notFound:
             let remember = options.notFoundLifetime
             try await offload { [self] in try removeNotFound(forKey: key, rememberingFor: remember) }
@@ -26,11 +30,13 @@ extension ModelStore {
         }
     }
 
-    func storeFetched<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+    func storeFetched<Value: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?
+    ) throws {
         if let lifetime {
-            try set(value, forKey: key, expiresAfter: lifetime)
+            try set(value, forKey: key, expiresAfter: lifetime, metadata: metadata)
         } else {
-            try set(value, forKey: key)
+            try set(value, forKey: key, metadata: metadata)
         }
     }
 
@@ -70,14 +76,16 @@ extension ModelStore {
         let cache = ObjectCache.isCacheable(type) ? database.cache : nil
         if let cache, let item = cache.lookup(key), let value = item.value as? Value {
             let expired = item.header.isExpired(now: now, timeToLive: timeToLive)
-            return reader.entry(key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired)
+            return reader.entry(
+                key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired,
+                metadata: item.metadata)
         }
         let generation = cache?.currentGeneration ?? 0
         let found = try withKeyBytes(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
                     guard let record else { return nil }
-                    let header = try reader.header(record, key: key, type: type)
+                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     let expired = header.isExpired(now: now, timeToLive: timeToLive)
                     let entry = try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
                     return (entry, header)
@@ -87,7 +95,9 @@ extension ModelStore {
         guard let (entry, header) = found else { return nil }
         if let cache, !entry.isExpired {
             cache.insert(
-                key, ObjectCache.Item(value: entry.value, header: header, byteCount: entry.byteCount),
+                key,
+                ObjectCache.Item(
+                    value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata),
                 ifGeneration: generation)
         }
         return entry

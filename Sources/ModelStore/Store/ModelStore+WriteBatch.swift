@@ -55,8 +55,11 @@ extension ModelStore {
             }
         }
 
-        func add<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
-            try store.addRecord(value, forKey: key, lifetime: lifetime, to: batch, buffer: &recordBuffer)
+        func add<Value: Encodable>(
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil
+        ) throws {
+            try store.addRecord(
+                value, forKey: key, lifetime: lifetime, metadata: metadata, to: batch, buffer: &recordBuffer)
             keys.append(key)
             kinds.append(.set)
         }

@@ -33,12 +33,14 @@ extension ModelStore {
         try store(value, forKey: key, lifetime: lifetime)
     }
 
-    private func store<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
+    func store<Value: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil
+    ) throws {
         let database = try openDatabase()
         // Encoded outside any lock, into the thread's reusable buffer; this also validates the key.
         let record = RecordBuffer.take()
         defer { RecordBuffer.putBack(record) }
-        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &record.bytes)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, into: &record.bytes)
         let sync = configuration.syncWrites
         defer { database.invalidate(key) }
         var key = key
@@ -55,21 +57,23 @@ extension ModelStore {
     /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write
     /// batches and imports share. The key is validated once, by the encoding.
     func addRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, to batch: LevelDBWriteBatch,
-        buffer: inout [UInt8]
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        to batch: LevelDBWriteBatch, buffer: inout [UInt8]
     ) throws {
-        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &buffer)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, into: &buffer)
         var key = key
         key.withUTF8 { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: UnsafeRawBufferPointer(keyBytes), value: $0) }
         }
     }
 
-    /// Encodes the header and model into `buffer`, replacing its contents but keeping its
-    /// capacity: batches and imports reuse one buffer for all their records (LevelDB copies
-    /// each record into the batch), which saves an allocation per record.
+    /// Encodes the envelope (with `metadata`, if any) and model into `buffer` and seals it
+    /// with its checksum, replacing its contents but keeping its capacity: batches and imports
+    /// reuse one buffer for all their records (LevelDB copies each record into the batch),
+    /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, into buffer: inout [UInt8]
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)
         let storedAt = reader.now()
@@ -77,7 +81,16 @@ extension ModelStore {
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
-        header.write(to: &buffer)
+        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: false)
+        if let metadata {
+            do {
+                try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
+            } catch {
+                throw ModelStoreError.encodingFailed(
+                    key: key, type: String(describing: type(of: metadata)),
+                    message: "the metadata does not encode: \(describeCodingError(error))")
+            }
+        }
         do {
             try codec.encode(value, appendingTo: &buffer)
         } catch {
@@ -87,6 +100,8 @@ extension ModelStore {
         guard buffer.count <= configuration.recordLengthLimit else {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
+        var key = key
+        key.withUTF8 { RecordHeader.seal(&buffer, key: UnsafeRawBufferPointer($0)) }
     }
 
     // MARK: - Removing

@@ -22,7 +22,7 @@ struct RecordQueries {
         return try Cursor(database: database, snapshot: snapshot, range: range, reverse: reverse, limit: limit) {
             keyBytes, record in
             let key = String(decoding: keyBytes, as: UTF8.self)
-            let header = try reader.header(record, key: key, type: type)
+            let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
             return try reader.entry(type, key: key, header: header, record: record)
         }
@@ -58,7 +58,8 @@ struct RecordQueries {
                     try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: view) {
                         record -> ModelStore.Entry<Value>? in
                         guard let record else { return nil }
-                        let header = try reader.header(record, key: key, type: type)
+                        let header = try reader.header(
+                            record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
                         guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
                         return try reader.entry(type, key: key, header: header, record: record)
                     }
