@@ -31,6 +31,22 @@ struct APIClient: Sendable {
     func fetchUser(_ id: Int) async throws -> User {
         throw URLError(.notConnectedToInternet)
     }
+
+    /// A conditional GET, as the read-through options example uses it.
+    enum UserResponse {
+        case ok(User, etag: String, maxAge: TimeInterval?)
+        case notModified(maxAge: TimeInterval?)
+        case notFound
+    }
+
+    func user(_ id: Int, ifNoneMatch etag: String?) async throws -> UserResponse {
+        throw URLError(.notConnectedToInternet)
+    }
+}
+
+/// The validators the read-through options example keeps beside a model.
+struct HTTPInfo: Codable, Sendable {
+    var etag: String
 }
 
 /// Stands for the app's code that shows a model, in the offline example.

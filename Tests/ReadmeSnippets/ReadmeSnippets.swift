@@ -173,9 +173,33 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:343
-    func readmeLine343() async throws {
-#sourceLocation(file: "README.md", line: 344)
+    /// README.md:346
+    func readmeLine346() async throws {
+#sourceLocation(file: "README.md", line: 347)
+        var options = ReadThroughOptions()
+        options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
+        options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
+        options.softTimeout = .milliseconds(50)   // with a usable stale record, stop waiting after 50 ms
+        options.hardTimeout = .seconds(2)         // never wait more than 2 s
+        options.refreshAhead = 0.8                // after 80 % of the lifetime, refresh in the background
+        options.notFoundLifetime = 30             // remember .notFound for 30 s
+
+        let user: User? = try await store.object(User.self, forKey: "user:42", options: options) { previous in
+            let etag = try previous?.metadata(HTTPInfo.self)?.etag
+            switch try await api.user(42, ifNoneMatch: etag) {
+            case let .ok(user, etag, maxAge): return .value(user, expiresAfter: maxAge, metadata: HTTPInfo(etag: etag))
+            case let .notModified(maxAge):    return .notModified(expiresAfter: maxAge)
+            case .notFound:                   return .notFound
+            }
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:389
+    func readmeLine389() async throws {
+#sourceLocation(file: "README.md", line: 390)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -188,9 +212,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:381
-    func readmeLine381() throws {
-#sourceLocation(file: "README.md", line: 382)
+    /// README.md:429
+    func readmeLine429() throws {
+#sourceLocation(file: "README.md", line: 430)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
