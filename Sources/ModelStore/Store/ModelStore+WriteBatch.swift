@@ -19,8 +19,8 @@ extension ModelStore {
             self.store = store
         }
 
-        /// The number of operations in the batch.
-        public var count: Int { batch.count }
+        /// The number of operations in the batch (tag-index entries are not counted).
+        public var count: Int { keys.count }
 
         /// Adds storing `value` under `key`, expiring by the store's policy.
         ///
@@ -60,6 +60,18 @@ extension ModelStore {
         ) throws {
             try store.addRecord(
                 value, forKey: key, lifetime: lifetime, metadata: metadata, to: batch, buffer: &recordBuffer)
+            keys.append(key)
+            kinds.append(.set)
+        }
+
+        /// Adds a record with tags and its tag-index entries.
+        func addTagged<Value: Encodable>(
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
+            tags: [String]
+        ) throws {
+            try store.addTaggedRecord(
+                value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, to: batch,
+                buffer: &recordBuffer)
             keys.append(key)
             kinds.append(.set)
         }

@@ -73,7 +73,7 @@ extension ModelStore {
     /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
-        into buffer: inout [UInt8]
+        tags: [String] = [], into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)
         let storedAt = reader.now()
@@ -81,7 +81,7 @@ extension ModelStore {
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
-        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: false)
+        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: !tags.isEmpty)
         if let metadata {
             do {
                 try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
@@ -91,6 +91,7 @@ extension ModelStore {
                     message: "the metadata does not encode: \(describeCodingError(error))")
             }
         }
+        if !tags.isEmpty { TagIndex.appendSection(tags, to: &buffer) }
         do {
             try codec.encode(value, appendingTo: &buffer)
         } catch {

@@ -72,6 +72,9 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// `inFlight`, was running. Nothing was fetched for this call; use one model type per key.
     case readThroughTypeMismatch(key: String, requested: String, inFlight: String)
 
+    /// A tag is not allowed (empty, or longer than 1,024 UTF-8 bytes). Nothing was written.
+    case invalidTag(tag: String, reason: String)
+
     /// A read-through call waited ``ReadThroughOptions/hardTimeout`` (`after`) for the fetch of
     /// `key` and had no stale record it was allowed to return. The fetch goes on in the
     /// background and stores its result for later reads.
@@ -131,6 +134,8 @@ extension ModelStoreError: CustomStringConvertible {
         case let .readThroughTypeMismatch(key, requested, inFlight):
             return "A read-through of key \(Self.abbreviated(key)) as \(requested) found a fetch for the same key "
                 + "as \(inFlight) in progress, so nothing was fetched for it. Read each key as one model type."
+        case let .invalidTag(tag, reason):
+            return "Invalid tag \(Self.abbreviated(tag)): \(Self.clause(reason)). Use 1 to 1024 UTF-8 bytes."
         case let .fetchTimedOut(key, after):
             return "The fetch for key \(Self.abbreviated(key)) took longer than the hard timeout (\(after)) and no "
                 + "stale record could be served; it goes on in the background. Retry later, raise "

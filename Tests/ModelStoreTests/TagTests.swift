@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+@Suite("Tags")
+struct TagTests {
+    @Test("removeObjects(taggedWith:) removes every record written with the tag and counts the live ones")
+    func removesTaggedRecords() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.set(User.sample("a"), forKey: "a", tags: ["team:7", "org:1"])
+        try store.set(User.sample("b"), forKey: "b", expiresAfter: 10, tags: ["team:7"])
+        try store.set(User.sample("c"), forKey: "c", tags: ["team:7"])
+        try store.set(User.sample("d"), forKey: "d", tags: ["org:1"])
+        try store.set(User.sample("e"), forKey: "e")
+        fixture.clock.advance(by: 20)  // "b" has expired: removed, not counted
+        #expect(try store.removeObjects(taggedWith: "team:7") == 2)
+        for key in ["a", "b", "c"] {
+            #expect(try store.entry(User.self, forKey: key, includingExpired: true) == nil)
+        }
+        #expect(try store.object(User.self, forKey: "d") == User.sample("d"))
+        #expect(try store.object(User.self, forKey: "e") == User.sample("e"))
+    }
+
+    @Test("After a removal by tag, counts, cursors and snapshots see neither the records nor the tag index")
+    func removalIsInvisibleToScans() throws {
+        let store = try Fixture().open()
+        try store.set(User.sample("a"), forKey: "a", tags: ["team:7", "org:1"])
+        try store.set(User.sample("d"), forKey: "d", tags: ["org:1"])
+        try store.set(User.sample("e"), forKey: "e")
+        #expect(try store.count() == 3)
+        try store.removeObjects(taggedWith: "team:7")
+        #expect(try store.count() == 2)
+        #expect(try store.keys().collect() == ["d", "e"])
+        #expect(try store.entries(User.self).collect().map(\.key) == ["d", "e"])
+        #expect(try store.keys(reverse: true).collect() == ["e", "d"])
+        let snapshot = try store.snapshot()
+        #expect(try snapshot.count() == 2)
+        #expect(try snapshot.object(User.self, forKey: "a") == nil)
+    }
+
+    @Test("Records written with the tag after the removal are unaffected")
+    func laterRecordsAreUnaffected() throws {
+        let store = try Fixture().open()
+        try store.set(User.sample("a"), forKey: "a", tags: ["t"])
+        #expect(try store.removeObjects(taggedWith: "t") == 1)
+        try store.set(User.sample("a2"), forKey: "a", tags: ["t"])
+        #expect(try store.object(User.self, forKey: "a") == User.sample("a2"))
+        #expect(try store.removeObjects(taggedWith: "t") == 1)
+    }
+
+    @Test("A record overwritten without the tag is not removed by it")
+    func overwriteDropsTheTag() throws {
+        let store = try Fixture().open()
+        try store.set(User.sample("a"), forKey: "a", tags: ["t"])
+        try store.set(User.sample("b"), forKey: "a")
+        #expect(try store.removeObjects(taggedWith: "t") == 0)
+        #expect(try store.object(User.self, forKey: "a") == User.sample("b"))
+    }
+
+    @Test("Tags are compared by bytes and one tag's entries never match another's")
+    func tagsAreDistinctByBytes() throws {
+        let store = try Fixture().open()
+        try store.set(User.sample("a"), forKey: "k1", tags: ["a"])
+        try store.set(User.sample("ab"), forKey: "k2", tags: ["ab"])
+        try store.set(User.sample("nfd"), forKey: "k3", tags: ["e\u{301}"])
+        #expect(try store.removeObjects(taggedWith: "a") == 1)
+        #expect(try store.removeObjects(taggedWith: "\u{E9}") == 0)
+        #expect(try store.object(User.self, forKey: "k2") != nil)
+        #expect(try store.object(User.self, forKey: "k3") != nil)
+    }
+
+    @Test("A batch writes tagged records with the rest, atomically; a batch's count ignores index entries")
+    func batchTags() throws {
+        let store = try Fixture().open()
+        try store.write { batch in
+            try batch.set(User.sample("a"), forKey: "a", tags: ["t", "u"])
+            try batch.set(User.sample("b"), forKey: "b", expiresAfter: 60, metadata: ["etag": "x"], tags: ["t"])
+            #expect(batch.count == 2)
+        }
+        #expect(try store.metadata([String: String].self, forKey: "b") == ["etag": "x"])
+        #expect(try store.removeObjects(taggedWith: "t") == 2)
+        #expect(try store.count() == 0)
+    }
+
+    @Test("An empty or over-long tag is refused with invalidTag before anything is written")
+    func invalidTags() throws {
+        let store = try Fixture().open()
+        #expect(throws: ModelStoreError.invalidTag(tag: "", reason: "the tag is empty")) {
+            try store.set(User.sample(), forKey: "a", tags: [""])
+        }
+        #expect(throws: ModelStoreError.self) {
+            try store.set(User.sample(), forKey: "a", tags: [String(repeating: "x", count: 1_025)])
+        }
+        #expect(try store.count() == 0)
+    }
+
+    @Test("A removal by tag reports each removed record to observers")
+    func removalIsObserved() async throws {
+        let store = try Fixture().open()
+        try store.set(User.sample("a"), forKey: "a", tags: ["t"])
+        let changes = store.changes()
+        try store.removeObjects(taggedWith: "t")
+        var iterator = changes.makeAsyncIterator()
+        let change = await iterator.next()
+        #expect(change?.key == "a")
+        #expect(change?.kind == .removed)
+    }
+}
