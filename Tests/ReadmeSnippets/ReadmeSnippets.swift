@@ -197,9 +197,19 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:389
-    func readmeLine389() async throws {
-#sourceLocation(file: "README.md", line: 390)
+    /// README.md:387
+    func readmeLine387() throws {
+#sourceLocation(file: "README.md", line: 388)
+        try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
+        let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:406
+    func readmeLine406() async throws {
+#sourceLocation(file: "README.md", line: 407)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -212,9 +222,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:429
-    func readmeLine429() throws {
-#sourceLocation(file: "README.md", line: 430)
+    /// README.md:447
+    func readmeLine447() throws {
+#sourceLocation(file: "README.md", line: 448)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
