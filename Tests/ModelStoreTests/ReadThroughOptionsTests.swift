@@ -71,6 +71,30 @@ struct ReadThroughOptionsTests {
         #expect(try store.entry(User.self, forKey: "u", includingExpired: true) != nil)  // never removed
     }
 
+    @Test("A cancelled caller gets CancellationError, never the stale record; the fetch goes on and is stored")
+    func cancelledCallerGetsNoStale() async throws {
+        let harness = Harness()
+        let store = try Self.storeWithExpiredRecord(harness)
+        let gate = FetchGate()
+        let first = Task {
+            try await store.object(User.self, forKey: "u", options: Self.options(staleIfError: 3_600)) { _ in
+                try await gate.pass(FetchResult.value(User.sample("bob")))
+            }
+        }
+        await gate.waitUntilStarted()
+        let second = Task {
+            try await store.object(User.self, forKey: "u", options: Self.options(staleIfError: 3_600)) { _ in
+                .value(User.sample("eve"))
+            }
+        }
+        #expect(try await eventually { store.database.fetches.waiters == 2 })
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await second.value }
+        gate.open()
+        #expect(try await first.value == User.sample("bob"))
+        #expect(try store.object(User.self, forKey: "u") == User.sample("bob"))
+    }
+
     @Test("The fetch receives the stored entry even when it has expired")
     func fetchReceivesExpiredPreviousEntry() async throws {
         let harness = Harness()
@@ -343,7 +367,8 @@ struct ReadThroughOptionsTests {
         try await rememberNotFound()
         try store.set(User.sample("bob"), forKey: "u")
         #expect(store.database.notFound.count == 0)
-        #expect(try await store.object(User.self, forKey: "u", options: options) { _ in .notFound } == User.sample("bob"))
+        let stored = try await store.object(User.self, forKey: "u", options: options) { _ in .notFound }
+        #expect(stored == User.sample("bob"))
         try await rememberNotFound()
         try store.write { batch in try batch.set(User.sample("eve"), forKey: "u") }
         #expect(store.database.notFound.count == 0)
@@ -367,7 +392,9 @@ struct ReadThroughOptionsTests {
         var options = ReadThroughOptions()
         options.notFoundLifetime = 300
         _ = try await store.object(User.self, forKey: "\u{E9}", options: options) { _ in .notFound }
-        let user = try await store.object(User.self, forKey: "e\u{301}", options: options) { _ in .value(User.sample()) }
+        let user = try await store.object(User.self, forKey: "e\u{301}", options: options) { _ in
+            .value(User.sample())
+        }
         #expect(user == User.sample())
     }
 
@@ -378,7 +405,9 @@ struct ReadThroughOptionsTests {
         let harness = Harness()
         let store = try harness.open()
         for _ in 0..<3 {
-            _ = try await store.object(User.self, forKey: "u", options: ReadThroughOptions()) { _ in .value(User.sample()) }
+            _ = try await store.object(User.self, forKey: "u", options: ReadThroughOptions()) { _ in
+                .value(User.sample())
+            }
         }
         #expect(harness.counter("misses_total") == 1)
         #expect(harness.counter("fetches_total") == 1)

@@ -66,7 +66,16 @@ extension ModelStore {
         options: ReadThroughOptions,
         fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
-        try await readThrough(type, forKey: key, options: options, requiresValue: false, fetch: fetch)
+        // The hit path inline (one async frame fewer than going through `readThrough`).
+        var step = HitStep.miss
+        var ticket: UInt64 = 0
+        var now = 0.0
+        let hit = try readThroughHit(
+            type, forKey: key, options: options, requiresValue: false, step: &step, ticket: &ticket, now: &now)
+        if step == .hit { return hit }
+        return try await afterHitStep(
+            step, hit, type, forKey: key, options: options, requiresValue: false, ticket: ticket, now: now,
+            fetch: fetch)
     }
 
     /// The read-through every public overload shares.
@@ -82,61 +91,127 @@ extension ModelStore {
         requiresValue: Bool,
         fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
+        // The hit path first, in a synchronous function that builds nothing generic: no box,
+        // closure, entry or type name until the call has to fetch (measured: they made a hit
+        // cost 3 µs more than a plain read).
+        var step = HitStep.miss
+        var ticket: UInt64 = 0
+        var now = 0.0
+        let hit = try readThroughHit(
+            type, forKey: key, options: options, requiresValue: requiresValue, step: &step, ticket: &ticket,
+            now: &now)
+        return try await afterHitStep(
+            step, hit, type, forKey: key, options: options, requiresValue: requiresValue, ticket: ticket, now: now,
+            fetch: fetch)
+    }
+
+    /// Finishes a call after its hit step: a refresh-ahead to start, or the miss path.
+    private func afterHitStep<Value: Codable & Sendable>(
+        _ step: HitStep, _ hit: Value?, _ type: Value.Type, forKey key: String, options: ReadThroughOptions,
+        requiresValue: Bool, ticket: UInt64, now: Double,
+        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+    ) async throws -> Value? {
+        switch step {
+        case .hit:
+            return hit
+        case .notFound:
+            return nil
+        case .hitDueForRefresh:
+            // The full entry (metadata included) only now: the refresh's fetch sends its validators.
+            if let current = try readThroughEntry(type, forKey: key, now: now), !current.isExpired {
+                startRefreshAhead(current, forKey: key, options: options, database: database, fetch: fetch)
+            }
+            return hit
+        case .miss:
+            return try await readThroughMiss(
+                type, forKey: key, options: options, requiresValue: requiresValue, ticket: ticket, now: now,
+                fetch: fetch)
+        }
+    }
+
+    /// What ``readThroughHit(_:forKey:options:requiresValue:step:ticket:now:)`` found.
+    enum HitStep { case hit, hitDueForRefresh, notFound, miss }
+
+    /// Validates, reads a live record, or answers a remembered "not found", counting each.
+    ///
+    /// A hit takes no lock of the read-through's: a live record means no "not found" is
+    /// remembered (every write forgets it), and a hit needs no ticket. On a miss the ticket is
+    /// taken here, before the miss path reads the store again: if a fetch for this key stores
+    /// its result after that read, the coalescer sees the ticket is old and sends the miss path
+    /// back to read again instead of starting a second fetch.
+    private func readThroughHit<Value: Decodable>(
+        _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
+        step: inout HitStep, ticket: inout UInt64, now: inout Double
+    ) throws -> Value? {
         let database = try openDatabase()
         try Self.validate(key: key)
         try options.validate()
         let metrics = database.readThroughMetrics
-        if !requiresValue, database.notFound.contains(key, now: reader.now()) {
-            metrics.notFoundHits.increment()
+        now = reader.now()
+        var header: RecordHeader? = nil
+        guard let value = try readThroughLiveValue(type, forKey: key, now: now, in: database, header: &header) else {
+            if !requiresValue, database.notFound.contains(key, now: now) {
+                metrics.notFoundHits.increment()
+                step = .notFound
+                return nil
+            }
+            ticket = database.fetches.ticket()
+            metrics.misses.increment()
+            step = .miss
             return nil
         }
+        metrics.hits.increment()
+        if let ratio = options.refreshAhead, let header, isDueForRefresh(header, ratio: ratio, now: now) {
+            step = .hitDueForRefresh
+        } else {
+            step = .hit
+        }
+        return value
+    }
+
+    /// The miss path: fetches (or joins the fetch in flight), with the fail-safe and timeouts.
+    private func readThroughMiss<Value: Codable & Sendable>(
+        _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
+        ticket firstTicket: UInt64, now firstNow: Double,
+        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+    ) async throws -> Value? {
+        let database = try openDatabase()
+        let metrics = database.readThroughMetrics
         let coalescer = database.fetches
+        var ticket = firstTicket
+        var now = firstNow
+        // An expired record is kept (not purged) until the fetch replaces it, so a failed
+        // fetch leaves it for the fail-safe, and the fetch can send its validators.
+        var current = try readThroughEntry(type, forKey: key, now: now)
         // What the fetch is given: the entry the caller that starts it read last.
         let previous = Locked<Entry<Value>?>(nil)
         // Boxed so the loop can offer it again after a recheck; only a pass that starts a
         // fetch takes it out.
         let pending = PendingFetch { try await fetch(previous.withLock { $0 }) }
-        let store: @Sendable (FetchResult<Value>) async throws -> Value? = { [self] result in
-            try await storeFetchResult(result, forKey: key, options: options, previous: previous.withLock { $0 })
-        }
+        let store = storeStep(forKey: key, options: options, previous: previous)
         let typeName = String(describing: type)
-        var missed = false
+        var firstPass = true
         while true {
-            // The ticket is taken before the store is read: if a fetch for this key stores its
-            // result after our read, the coalescer sees the ticket is old and sends us back here
-            // instead of starting a second fetch.
-            let ticket = coalescer.ticket()
-            let now = reader.now()
-            // An expired record is kept (not purged) until the fetch replaces it, so a failed
-            // fetch leaves it for the fail-safe, and the fetch can send its validators.
-            let current = try readThroughEntry(type, forKey: key, now: now)
-            if let current, !current.isExpired {
-                metrics.hits.increment()
-                if let ratio = options.refreshAhead, Self.isDueForRefresh(current, ratio: ratio, now: now) {
-                    previous.withLock { $0 = current }
-                    let started = coalescer.startInBackground(
-                        Optional<Value>.self, typeName: typeName, forKey: key, fetch: pending, store: store,
-                        onFailure: { [logger = database.logger, path = database.path] error in
-                            logger.warning(
-                                "Refresh-ahead fetch failed; the record is kept",
-                                metadata: ["database": "\(path)", "key": "\(key)", "error": "\(error)"])
-                        })
-                    if started { metrics.refreshAheads.increment() }
-                }
-                return current.value
+            if !firstPass {
+                ticket = coalescer.ticket()
+                now = reader.now()
+                current = try readThroughEntry(type, forKey: key, now: now)
             }
-            if !missed {
-                metrics.misses.increment()
-                missed = true
-            }
+            firstPass = false
+            // Stored since the hit step read the store (or since the last pass): no fetch needed.
+            if let current, !current.isExpired { return current.value }
             previous.withLock { $0 = current }
-            let stale = current.flatMap { Self.isUsableStale($0, staleIfError: options.staleIfError, now: now) ? $0 : nil }
+            let stale = current.flatMap {
+                Self.isUsableStale($0, staleIfError: options.staleIfError, now: now) ? $0 : nil
+            }
             let wait = Self.timeout(options, hasStale: stale != nil)
             let outcome: FetchCoalescer.Outcome
             do {
                 outcome = try await coalescer.value(
                     Optional<Value>.self, typeName: typeName, forKey: key, since: ticket,
-                    timeout: wait.map { FetchCoalescer.Timeout(clock: database.readThroughClock, duration: $0.duration) },
+                    timeout: wait.map {
+                        FetchCoalescer.Timeout(clock: database.readThroughClock, duration: $0.duration)
+                    },
                     fetch: pending, store: store)
             } catch {
                 // A cancelled caller gets its CancellationError, never a stale record.
@@ -169,11 +244,38 @@ extension ModelStore {
         }
     }
 
+    /// How the shared fetch's answer is stored; `previous` is what the fetch was given.
+    private func storeStep<Value: Codable & Sendable>(
+        forKey key: String, options: ReadThroughOptions, previous: Locked<Entry<Value>?>
+    ) -> @Sendable (FetchResult<Value>) async throws -> Value? {
+        { [self] result in
+            try await storeFetchResult(result, forKey: key, options: options, previous: previous.withLock { $0 })
+        }
+    }
+
+    /// Starts one background refresh of `key` unless a fetch for it is in flight; its failure is
+    /// logged, never thrown, and leaves the record alone.
+    private func startRefreshAhead<Value: Codable & Sendable>(
+        _ current: Entry<Value>, forKey key: String, options: ReadThroughOptions, database: OpenDatabase,
+        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+    ) {
+        let previous = Locked<Entry<Value>?>(current)
+        let started = database.fetches.startInBackground(
+            Optional<Value>.self, typeName: String(describing: Value.self), forKey: key,
+            fetch: PendingFetch { try await fetch(current) },
+            store: storeStep(forKey: key, options: options, previous: previous),
+            onFailure: { [logger = database.logger, path = database.path] error in
+                logger.warning(
+                    "Refresh-ahead fetch failed; the record is kept",
+                    metadata: ["database": "\(path)", "key": "\(key)", "error": "\(error)"])
+            })
+        if started { database.readThroughMetrics.refreshAheads.increment() }
+    }
+
     /// Whether a live record is older than `ratio` of its lifetime.
-    static func isDueForRefresh<Value>(_ entry: Entry<Value>, ratio: Double, now: Double) -> Bool {
-        guard let expiresAt = entry.expiresAt?.timeIntervalSinceReferenceDate else { return false }
-        let storedAt = entry.storedAt.timeIntervalSinceReferenceDate
-        return now >= storedAt + ratio * (expiresAt - storedAt)
+    func isDueForRefresh(_ header: RecordHeader, ratio: Double, now: Double) -> Bool {
+        guard let expiresAt = header.deadline(timeToLive: reader.timeToLive) else { return false }
+        return now >= header.storedAt + ratio * (expiresAt - header.storedAt)
     }
 
     /// Whether an expired record may still be served: within `staleIfError` of its expiry.

@@ -19,8 +19,10 @@ final class NotFoundMemory: Sendable {
 
     /// Whether `key` is remembered as not found at `now` (an expired memory is dropped).
     func contains(_ key: String, now: Double) -> Bool {
-        let key = ByteKey(key)
-        return state.withLock { state in
+        state.withLock { state in
+            // Checked before hashing: on the read-through's hit path the memory is usually empty.
+            guard !state.deadlines.isEmpty else { return false }
+            let key = ByteKey(key)
             guard let deadline = state.deadlines[key] else { return false }
             if now < deadline { return true }
             state.deadlines[key] = nil

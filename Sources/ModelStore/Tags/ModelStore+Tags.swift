@@ -31,7 +31,8 @@ extension ModelStore {
         let tags = try TagIndex.validated(tags)
         let batch = LevelDBWriteBatch()
         var buffer: [UInt8] = []
-        try addTaggedRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, to: batch, buffer: &buffer)
+        try addTaggedRecord(
+            value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, to: batch, buffer: &buffer)
         try apply(batch, keys: [key], kinds: nil, in: database, sync: configuration.syncWrites)
     }
 
@@ -86,7 +87,8 @@ extension ModelStore {
         while true {
             let now = reader.now()
             let observed = database.changes.isObserved
-            let chunk = try database.exclusiveWrite { engine -> (removed: [Change], live: Int, entries: Int, last: [UInt8]?) in
+            typealias Chunk = (removed: [Change], live: Int, entries: Int, last: [UInt8]?)
+            let chunk = try database.exclusiveWrite { engine -> Chunk in
                 let batch = LevelDBWriteBatch()
                 var removed: [Change] = []
                 var live = 0

@@ -72,7 +72,8 @@ enum TagIndex {
         let wanted = Array(tag.utf8)
         for _ in 0..<count {
             guard let length = LEB128.read(section, at: &offset), offset + length <= section.count else { return false }
-            if length == wanted.count, wanted.withUnsafeBytes({ $0.elementsEqual(section[offset..<(offset + length)]) }) {
+            let bytes = section[offset..<(offset + length)]
+            if length == wanted.count, wanted.withUnsafeBytes({ $0.elementsEqual(bytes) }) {
                 return true
             }
             offset += length
@@ -88,7 +89,8 @@ enum TagIndex {
         var tags: [String] = []
         for _ in 0..<count {
             guard let length = LEB128.read(section, at: &offset), offset + length <= section.count else { return tags }
-            tags.append(String(decoding: UnsafeRawBufferPointer(rebasing: section[offset..<(offset + length)]), as: UTF8.self))
+            let bytes = UnsafeRawBufferPointer(rebasing: section[offset..<(offset + length)])
+            tags.append(String(decoding: bytes, as: UTF8.self))
             offset += length
         }
         return tags
