@@ -197,9 +197,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:387
-    func readmeLine387() throws {
-#sourceLocation(file: "README.md", line: 388)
+    /// README.md:389
+    func readmeLine389() throws {
+#sourceLocation(file: "README.md", line: 390)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed
 #sourceLocation()
@@ -207,9 +207,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:406
-    func readmeLine406() async throws {
-#sourceLocation(file: "README.md", line: 407)
+    /// README.md:408
+    func readmeLine408() async throws {
+#sourceLocation(file: "README.md", line: 409)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -222,9 +222,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:447
-    func readmeLine447() throws {
-#sourceLocation(file: "README.md", line: 448)
+    /// README.md:449
+    func readmeLine449() throws {
+#sourceLocation(file: "README.md", line: 450)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
