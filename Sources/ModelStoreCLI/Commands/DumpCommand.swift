@@ -12,7 +12,8 @@ struct DumpCommand: ParsableCommand {
             memory. Each line has the form of `get --json`: property lists converted to JSON, records \
             of the binary codec and custom codecs as base64 of their encoded bytes, and `shownAs` \
             saying which, then the record's format version, checksum verdict and metadata. A record that \
-            cannot be read at all (a damaged header, or bytes that fail the checksum) is printed as {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
+            cannot be read at all (a damaged header, or bytes that fail the checksum) is printed as \
+            {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
             With standard output redirected and standard error on a terminal, a progress bar is drawn.
             """)
 

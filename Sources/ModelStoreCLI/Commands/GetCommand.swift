@@ -60,7 +60,8 @@ struct GetCommand: ParsableCommand {
         if let envelope = report.envelope {
             print("format       \(envelope.formatDescription)")
             if let metadata = envelope.metadata, let shownAs = envelope.metadataShownAs {
-                print("metadata     \(String(decoding: try JSONOutput.compact(metadata), as: UTF8.self)) (\(shownAs.explanation))")
+                let json = String(decoding: try JSONOutput.compact(metadata), as: UTF8.self)
+                print("metadata     \(json) (\(shownAs.explanation))")
             } else if let base64 = envelope.metadataBase64, let codec = envelope.metadataCodec {
                 print("metadata     \(base64) (base64 of the \(codec) codec's bytes)")
             } else {
