@@ -82,6 +82,18 @@ struct MetadataTests {
         #expect(errorCase { _ = try entry.metadata(Int.self) } == "decodingFailed")
     }
 
+    @Test("Metadata that does not encode throws encodingFailed naming the key, and nothing is written")
+    func unencodableMetadata() throws {
+        let store = try Fixture().open()
+        try store.set(1, forKey: "k", metadata: "m")
+        #expect(errorCase { try store.set(2, forKey: "k", metadata: Double.infinity) } == "encodingFailed")
+        #expect(errorCase { _ = try store.replaceMetadata(Double.infinity, forKey: "k") } == "encodingFailed")
+        #expect(errorCase { _ = try store.refresh(forKey: "k", metadata: Double.infinity) } == "encodingFailed")
+        #expect(try store.object(Int.self, forKey: "k") == 1)
+        #expect(try store.metadata(String.self, forKey: "k") == "m")
+        try store.set(3, forKey: "k")  // writes still work
+    }
+
     @Test("Metadata is encoded with the store's codec, and reads back through another built-in codec's store")
     func storeCodecEncodesMetadata() throws {
         let fixture = Fixture()

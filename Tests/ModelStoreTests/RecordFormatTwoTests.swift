@@ -26,7 +26,9 @@ struct RecordFormatTwoTests {
     }
 
     /// Expects `body` to throw `corrupted` with a message naming `key` and the checksum.
-    static func expectChecksumFailure(key: String, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectChecksumFailure(
+        key: String, _ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             try body()
             Issue.record("expected corrupted for \(key)", sourceLocation: sourceLocation)
@@ -142,7 +144,9 @@ struct RecordFormatTwoTests {
         try putRawRecord(store, "user", record)
         Self.expectChecksumFailure(key: "user") { _ = try store.object(User.self, forKey: "user") }
         Self.expectChecksumFailure(key: "user") { _ = try store.entry(User.self, forKey: "user") }
-        Self.expectChecksumFailure(key: "user") { _ = try store.entry(User.self, forKey: "user", includingExpired: true) }
+        Self.expectChecksumFailure(key: "user") {
+            _ = try store.entry(User.self, forKey: "user", includingExpired: true)
+        }
         Self.expectChecksumFailure(key: "user") { _ = try store.entries(User.self).collect() }
         Self.expectChecksumFailure(key: "user") { _ = try store.objects(User.self, forKeys: ["user"]) }
         Self.expectChecksumFailure(key: "user") { _ = try store.metadata(String.self, forKey: "user") }

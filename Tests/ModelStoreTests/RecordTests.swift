@@ -53,7 +53,8 @@ struct RecordTests {
         var header = RecordHeader(storedAt: 1.5, expiresAt: -2, codec: .binary)
         var bytes: [UInt8] = []
         header.writeVersionTwo(to: &bytes, hasMetadata: true, hasTags: false)
-        RecordHeader.appendMetadataSection(codec: .json, bytes: UnsafeRawBufferPointer(start: nil, count: 0), to: &bytes)
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        RecordHeader.appendMetadataSection(codec: .json, bytes: empty, to: &bytes)
         bytes += [0x2A]
         Array("k".utf8).withUnsafeBytes { RecordHeader.seal(&bytes, key: $0) }
         var expectedCRC: UInt32 = 0

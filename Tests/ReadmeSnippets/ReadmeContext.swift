@@ -44,10 +44,6 @@ struct APIClient: Sendable {
     }
 }
 
-/// The validators the read-through options example keeps beside a model.
-struct HTTPInfo: Codable, Sendable {
-    var etag: String
-}
 
 /// Stands for the app's code that shows a model, in the offline example.
 func show(_ user: User, outdated: Bool) {}

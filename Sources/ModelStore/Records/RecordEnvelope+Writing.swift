@@ -66,7 +66,9 @@ extension RecordHeader {
     /// version-2 value.
     static func seal(_ buffer: inout [UInt8], key: UnsafeRawBufferPointer) {
         let crc = buffer.withUnsafeBytes { checksum(value: $0, key: key) }
-        buffer.withUnsafeMutableBytes { $0.storeBytes(of: crc.littleEndian, toByteOffset: checksumOffset, as: UInt32.self) }
+        buffer.withUnsafeMutableBytes {
+            $0.storeBytes(of: crc.littleEndian, toByteOffset: checksumOffset, as: UInt32.self)
+        }
     }
 
     /// The version-2 checksum: CRC-32C of the LevelDB key followed by the value from offset 7.

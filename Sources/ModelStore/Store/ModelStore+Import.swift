@@ -139,7 +139,7 @@ struct ChunkedImporter {
     let started: ContinuousClock.Instant
     var batch = LevelDBWriteBatch()
     var keys: [String] = []
-    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:to:buffer:)`).
+    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:metadata:to:buffer:)`).
     var recordBuffer: [UInt8] = []
     var written = 0
     var chunks = 0

@@ -33,8 +33,8 @@ extension ModelStore {
                     }
                     guard let codec = header.metadataCodec else { return nil }
                     return try StoredMetadata.decode(
-                        type, key: key, codec: codec, bytes: UnsafeRawBufferPointer(rebasing: record[header.metadataRange]),
-                        storeCodec: reader.codec)
+                        type, key: key, codec: codec,
+                        bytes: UnsafeRawBufferPointer(rebasing: record[header.metadataRange]), storeCodec: reader.codec)
                 }
             }
             if expired { purgeIfExpired(key: keyBytes, now: now) }

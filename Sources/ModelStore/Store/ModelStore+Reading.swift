@@ -58,7 +58,9 @@ extension ModelStore {
                     header = parsed
                     byteCount = record.count
                     // Kept for the cache, so an entry served from it still has its metadata.
-                    if cache != nil { metadata = StoredMetadata(record: record, header: parsed, storeCodec: reader.codec) }
+                    if cache != nil {
+                        metadata = StoredMetadata(record: record, header: parsed, storeCodec: reader.codec)
+                    }
                 }
             }
             if expired { purgeIfExpired(key: keyBytes, now: now) }

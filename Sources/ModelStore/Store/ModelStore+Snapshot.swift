@@ -80,7 +80,8 @@ extension ModelStore {
                     try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: queries.snapshot) {
                         record -> Entry<Value>? in
                         guard let record else { return nil }
-                        let header = try reader.header(record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
+                        let header = try reader.header(
+                            record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
                         guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
                         return try reader.entry(type, key: key, header: header, record: record)
                     }

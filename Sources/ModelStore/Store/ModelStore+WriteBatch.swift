@@ -12,7 +12,7 @@ extension ModelStore {
         /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
         /// the batch is applied, so nothing is written.
         private var deferredError: ModelStoreError?
-        /// One encoding buffer for every record of the batch (see `addRecord(_:forKey:lifetime:to:buffer:)`).
+        /// One encoding buffer for every record of the batch (see `addRecord(_:forKey:lifetime:metadata:to:buffer:)`).
         private var recordBuffer: [UInt8] = []
 
         init(store: ModelStore) {

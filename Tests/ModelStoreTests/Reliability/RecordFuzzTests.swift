@@ -155,7 +155,7 @@ struct RecordFuzzTests {
         return bytes
     }
 
-    @Test("Hostile version-2 envelopes (unknown flags, truncated sections, huge LEB128 lengths): never a crash, only typed errors")
+    @Test("Hostile version-2 envelopes (unknown flags, cut sections, huge LEB128 lengths): no crash, only typed errors")
     func hostileVersionTwoEnvelopes() throws {
         let fixture = Fixture()
         let store = try fixture.openQuietly(policy: .high)

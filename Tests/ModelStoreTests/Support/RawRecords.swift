@@ -55,7 +55,8 @@ func writeWithForeignClient(path: String, records: [(key: [UInt8], value: [UInt8
             record.value.withUnsafeBufferPointer { value in
                 key.withMemoryRebound(to: CChar.self) { key in
                     value.withMemoryRebound(to: CChar.self) { value in
-                        leveldb_put(db, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                        leveldb_put(
+                            db, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
                     }
                 }
             }
