@@ -95,6 +95,37 @@ struct TagTests {
         #expect(try store.count() == 0)
     }
 
+    @Test("A sweep drops the tag-index entries of records that expired, were removed or lost the tag")
+    func sweepPrunesTagIndex() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.set(User.sample("a"), forKey: "a", expiresAfter: 10, tags: ["t"])
+        try store.set(User.sample("b"), forKey: "b", tags: ["t", "u"])
+        try store.set(User.sample("c"), forKey: "c", tags: ["t"])
+        try store.set(User.sample("d"), forKey: "d", tags: ["t"])
+        try store.removeObject(forKey: "b")
+        try store.set(User.sample("c2"), forKey: "c")
+        fixture.clock.advance(by: 20)
+        #expect(try Self.indexEntries(store) == 5)
+        try store.removeExpiredObjects()
+        #expect(try Self.indexEntries(store) == 1)  // only "d"'s entry for "t"
+        #expect(try store.removeObjects(taggedWith: "t") == 1)
+    }
+
+    /// The number of tag-index entries, read under the system prefix.
+    static func indexEntries(_ store: ModelStore) throws -> Int {
+        try store.database.run { engine in
+            let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+            try iterator.seek(to: [0xFF, 0x01])
+            var count = 0
+            while try iterator.withCurrent({ key, _ in key.starts(with: [0xFF, 0x01]) }) == true {
+                count += 1
+                try iterator.next()
+            }
+            return count
+        }
+    }
+
     @Test("A removal by tag reports each removed record to observers")
     func removalIsObserved() async throws {
         let store = try Fixture().open()

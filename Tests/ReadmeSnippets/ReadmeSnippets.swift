@@ -207,9 +207,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:408
-    func readmeLine408() async throws {
-#sourceLocation(file: "README.md", line: 409)
+    /// README.md:409
+    func readmeLine409() async throws {
+#sourceLocation(file: "README.md", line: 410)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -221,8 +221,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:428
-#sourceLocation(file: "README.md", line: 429)
+// README.md:429
+#sourceLocation(file: "README.md", line: 430)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -230,9 +230,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:435
-    func readmeLine435() throws {
-#sourceLocation(file: "README.md", line: 436)
+    /// README.md:436
+    func readmeLine436() throws {
+#sourceLocation(file: "README.md", line: 437)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -246,9 +246,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:483
-    func readmeLine483() throws {
-#sourceLocation(file: "README.md", line: 484)
+    /// README.md:484
+    func readmeLine484() throws {
+#sourceLocation(file: "README.md", line: 485)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")

@@ -14,7 +14,8 @@
 ///
 /// Writes never read: overwriting or removing a tagged record leaves its entries behind. Such
 /// a stale entry is harmless, because the removal checks the record's own tags section (the
-/// envelope's flag bit 2) before deleting it, and drops the entry either way.
+/// envelope's flag bit 2) before deleting it, and drops the entry either way; sweeps drop stale
+/// entries too (``ModelStore/pruneTagIndex(in:)``).
 ///
 /// Cost: a tagged `set` writes one extra key of about `tag + key + 3` bytes per tag in the same
 /// atomic write; untagged writes pay nothing. A removal by tag reads each entry and its record.
