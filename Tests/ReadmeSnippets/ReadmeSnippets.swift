@@ -5,8 +5,8 @@ import ModelStore
 
 // README.md:39 is not compiled: Package.swift excerpt
 
-// README.md:77
-#sourceLocation(file: "README.md", line: 78)
+// README.md:80
+#sourceLocation(file: "README.md", line: 81)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -15,9 +15,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:85
-    func readmeLine85() throws {
-#sourceLocation(file: "README.md", line: 86)
+    /// README.md:88
+    func readmeLine88() throws {
+#sourceLocation(file: "README.md", line: 89)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -30,9 +30,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:95
-    func readmeLine95() throws {
-#sourceLocation(file: "README.md", line: 96)
+    /// README.md:98
+    func readmeLine98() throws {
+#sourceLocation(file: "README.md", line: 99)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -50,9 +50,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:148
-    func readmeLine148() throws {
-#sourceLocation(file: "README.md", line: 149)
+    /// README.md:151
+    func readmeLine151() throws {
+#sourceLocation(file: "README.md", line: 152)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -61,9 +61,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:156
-    func readmeLine156() throws {
-#sourceLocation(file: "README.md", line: 157)
+    /// README.md:159
+    func readmeLine159() throws {
+#sourceLocation(file: "README.md", line: 160)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -83,9 +83,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:204
-    func readmeLine204() throws {
-#sourceLocation(file: "README.md", line: 205)
+    /// README.md:207
+    func readmeLine207() throws {
+#sourceLocation(file: "README.md", line: 208)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -98,9 +98,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:223
-    func readmeLine223() async throws {
-#sourceLocation(file: "README.md", line: 224)
+    /// README.md:226
+    func readmeLine226() async throws {
+#sourceLocation(file: "README.md", line: 227)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -111,9 +111,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:247
-    func readmeLine247() throws {
-#sourceLocation(file: "README.md", line: 248)
+    /// README.md:250
+    func readmeLine250() throws {
+#sourceLocation(file: "README.md", line: 251)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -124,9 +124,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:264
-    func readmeLine264() async throws {
-#sourceLocation(file: "README.md", line: 265)
+    /// README.md:267
+    func readmeLine267() async throws {
+#sourceLocation(file: "README.md", line: 268)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -135,9 +135,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:275
-    func readmeLine275() throws {
-#sourceLocation(file: "README.md", line: 276)
+    /// README.md:278
+    func readmeLine278() throws {
+#sourceLocation(file: "README.md", line: 279)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -150,18 +150,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:297
-    func readmeLine297() throws {
-#sourceLocation(file: "README.md", line: 298)
+    /// README.md:300
+    func readmeLine300() throws {
+#sourceLocation(file: "README.md", line: 301)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:322
-    func readmeLine322() async throws {
-#sourceLocation(file: "README.md", line: 323)
+    /// README.md:325
+    func readmeLine325() async throws {
+#sourceLocation(file: "README.md", line: 326)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -173,9 +173,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:343
-    func readmeLine343() async throws {
-#sourceLocation(file: "README.md", line: 344)
+    /// README.md:346
+    func readmeLine346() async throws {
+#sourceLocation(file: "README.md", line: 347)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -188,9 +188,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:381
-    func readmeLine381() throws {
-#sourceLocation(file: "README.md", line: 382)
+    /// README.md:385
+    func readmeLine385() throws {
+#sourceLocation(file: "README.md", line: 386)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")

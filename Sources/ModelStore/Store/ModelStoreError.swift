@@ -48,6 +48,11 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// file or something else that is not a directory. `path` names it; it is left untouched.
     case notADirectory(path: String)
 
+    /// The root directory is itself a ModelStore database (it holds the `.modelstore` marker),
+    /// so databases created in it would live inside another database's folder and go with it
+    /// when that one is deleted. It is left untouched; choose another directory.
+    case rootIsADatabase(path: String)
+
     /// An earlier write failed (for example on a full disk), so this store refuses further
     /// writes until it is reopened; reads keep working. `message` is the first failure's.
     case writesDisabled(path: String, message: String)
@@ -105,6 +110,10 @@ extension ModelStoreError: CustomStringConvertible {
         case let .notADirectory(path):
             return "\(path) is a file, not a directory, so it cannot hold databases; it is left untouched. Set "
                 + "ModelStore.Configuration.directory to a directory (a missing one is created), or move the file away."
+        case let .rootIsADatabase(path):
+            return "\(path) is itself a ModelStore database, so it cannot hold other databases; it is left "
+                + "untouched. Set ModelStore.Configuration.directory to another directory, or move that database "
+                + "away (for example out of the way of a default directory named like it)."
         case let .writesDisabled(path, message):
             return "Writes to the database at \(path) are disabled after an earlier write failed "
                 + "(\(Self.clause(message))). Free disk space or fix the I/O problem, then reopen the store."
