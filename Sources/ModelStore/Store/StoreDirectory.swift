@@ -89,7 +89,10 @@ enum StoreDirectory {
         // would be deleted with it (this happens when an older version's shared default
         // directory held a database named like the program, now the program's own root).
         var marker = stat()
-        if lstat(resolved + "/" + markerName, &marker) == 0 { throw .rootIsADatabase(path: resolved) }
+        // (A database may itself be named ".modelstore": its folder is not a marker.)
+        if lstat(resolved + "/" + markerName, &marker) == 0, marker.st_mode & S_IFMT == S_IFREG {
+            throw .rootIsADatabase(path: resolved)
+        }
         return resolved
     }
 
