@@ -22,6 +22,9 @@ struct KeySpace: Sendable, Hashable {
     /// The default collection's keys are below this byte: `.all` of the default collection is
     /// `[0x00, 0xF5)`, so no default scan ever sees a collection's or a system record.
     static let defaultUpperBound: [UInt8] = [0xF5]
+    /// How the reason of an ``ModelStoreError/invalidName(name:reason:)`` for a collection
+    /// name starts: the error's description then speaks of a collection, not a database.
+    static let nameReasonPrefix = "the collection name "
     /// The longest collection name, in UTF-8 bytes (the length byte's range).
     static let maximumNameLength = 255
 
@@ -45,13 +48,11 @@ struct KeySpace: Sendable, Hashable {
     init(collection name: String) throws(ModelStoreError) {
         let bytes = Array(name.utf8)
         func reject(_ reason: String) -> ModelStoreError {
-            .invalidName(
-                name: name,
-                reason: "a collection name must be 1 to \(Self.maximumNameLength) UTF-8 bytes without NUL; \(reason)")
+            .invalidName(name: name, reason: Self.nameReasonPrefix + reason)
         }
-        if bytes.isEmpty { throw reject("this one is empty") }
-        if bytes.count > Self.maximumNameLength { throw reject("this one is \(bytes.count) bytes") }
-        if bytes.contains(0) { throw reject("this one contains a NUL byte") }
+        if bytes.isEmpty { throw reject("is empty") }
+        if bytes.count > Self.maximumNameLength { throw reject("is \(bytes.count) UTF-8 bytes") }
+        if bytes.contains(0) { throw reject("contains a NUL byte") }
         self.init(collection: name, prefix: [Self.collectionMarker, UInt8(bytes.count)] + bytes)
     }
 

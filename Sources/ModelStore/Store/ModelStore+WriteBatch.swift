@@ -109,13 +109,16 @@ extension ModelStore {
         }
 
         private func note(_ key: String, _ kind: Change.Kind, _ space: KeySpace) {
-            if !space.isDefault && spaces.count < keys.count {
+            if !space.isDefault && spaces.isEmpty {
                 // The first key of a named collection: the earlier ones were all default.
                 spaces = Array(repeating: .default, count: keys.count)
+                spaces.reserveCapacity(keys.count + 1)
+                spaces.append(space)
+            } else if !spaces.isEmpty {
+                spaces.append(space)
             }
             keys.append(key)
             kinds.append(kind)
-            if !spaces.isEmpty { spaces.append(space) }
         }
 
         /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.
