@@ -87,3 +87,17 @@ import Testing
         #expect(result.stderr.contains("1 to 255 UTF-8 bytes"))
     }
 }
+
+/// `list` and `sweep` speak of the whole database, collections included.
+@Suite struct CollectionCountTests {
+    @Test func listCountsTheRecordsOfEveryCollection() throws {
+        let fixture = StoreFixture()
+        let store = try fixture.open("shop")
+        try store.set(Book.sample(), forKey: "k")
+        try store.collection("users").set(Book.sample(), forKey: "k")
+        try store.close()
+        struct Row: Decodable { var name: String; var records: Int }
+        let result = try ToolProcess.modelstore(["list", "--json"] + fixture.rootArguments)
+        #expect(try result.decode([Row].self).first { $0.name == "shop" }?.records == 2)
+    }
+}

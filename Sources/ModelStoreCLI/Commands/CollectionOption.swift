@@ -39,3 +39,13 @@ protocol RecordScope {
 
 extension ModelStore: RecordScope {}
 extension ModelStore.Collection: RecordScope {}
+
+extension ModelStore {
+    /// The live records of the whole database: the store's own keys and every collection's,
+    /// for `list` and `sweep`, which speak of a database's records.
+    func countEveryCollection() throws -> Int {
+        try collectionNames().reduce(try count(in: .all)) { total, name in
+            total + (try collection(name).count(in: .all))
+        }
+    }
+}
