@@ -82,6 +82,20 @@ extension ModelStore {
             try add(value, forKey: key, lifetime: lifetime, space: KeySpace(collection: collection))
         }
 
+        /// Adds storing `value` under `key` in `collection`, with the collection's policy
+        /// (stamped on the record as its own deadline, as ``Collection/set(_:forKey:)`` does).
+        ///
+        /// ```swift
+        /// let sessions = store.collection("sessions", policy: .highest)
+        /// try store.write { batch in try batch.set(session, forKey: "s1", in: sessions) }
+        /// ```
+        ///
+        /// - Throws: As ``set(_:forKey:in:)``; ``ModelStoreError/invalidPolicy(reason:)`` for
+        ///   a collection opened with an invalid policy.
+        public func set<Value: Encodable>(_ value: Value, forKey key: String, in collection: Collection) throws {
+            try add(value, forKey: key, lifetime: collection.lifetime, space: collection.space)
+        }
+
         /// Adds removing the record for `key` in the collection `collection`. An invalid key
         /// or collection name is reported when the batch is written, and nothing is written.
         public func removeObject(forKey key: String, in collection: String) {

@@ -22,6 +22,19 @@ struct CollectionBehaviourTests {
         #expect(try store.collection("sessions").contains("s") == false)
     }
 
+    @Test("A batch writing through a Collection value stamps the collection's policy")
+    func batchWithCollectionPolicy() throws {
+        let fixture = Fixture()
+        let store = try fixture.open(policy: .never)
+        let sessions = store.collection("sessions", policy: .custom(10))
+        try store.write { batch in
+            try batch.set("s", forKey: "k", in: sessions)
+            try batch.set("by name", forKey: "n", in: "sessions")  // the store's policy
+        }
+        fixture.clock.advance(by: 11)
+        #expect(try sessions.keys().collect() == ["n"])
+    }
+
     @Test("An encoding failure in the middle of a cross-collection batch writes nothing")
     func batchAllOrNothing() throws {
         let fixture = Fixture()
