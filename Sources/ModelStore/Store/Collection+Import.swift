@@ -1,6 +1,6 @@
 extension ModelStore.Collection {
     /// Stores many models in this collection in atomic chunks, as
-    /// ``ModelStore/importObjects(_:key:batchSize:sync:isolation:progress:)-(Sequence,_,_,_,_,_)``
+    /// `ModelStore.importObjects(_:key:batchSize:sync:isolation:progress:)`
     /// does for the store's own keys; records get the collection's policy.
     ///
     /// ```swift
@@ -33,7 +33,7 @@ extension ModelStore.Collection {
 
     /// Stores the models of an asynchronous sequence in this collection in atomic chunks.
     ///
-    /// - Throws: As ``importObjects(_:key:batchSize:sync:isolation:progress:)-(Sequence,_,_,_,_,_)``.
+    /// - Throws: As the synchronous-sequence `importObjects(_:key:batchSize:sync:isolation:progress:)`.
     @discardableResult
     @inlinable
     public func importObjects<Models: AsyncSequence, Key: CustomStringConvertible>(

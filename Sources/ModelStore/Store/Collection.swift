@@ -33,8 +33,10 @@ extension ModelStore {
         /// The policy given to ``ModelStore/collection(_:policy:)``, or nil: the store's
         /// policy applies.
         public let policy: UpdatePolicy?
-        /// The key space, or why the name or policy is invalid.
-        let checked: Result<KeySpace, ModelStoreError>
+        /// The key space (the default one if the name is invalid: never used then).
+        let checkedSpace: KeySpace
+        /// Why the name or policy is invalid, thrown by every call; nil if both are valid.
+        let failure: ModelStoreError?
         /// The lifetime stamped on each record the collection writes without one of its own;
         /// nil when the store's policy applies.
         @usableFromInline
@@ -49,16 +51,25 @@ extension ModelStore {
             self.store = store
             self.name = name
             self.policy = policy
-            checked = Result { () throws(ModelStoreError) in
+            do throws(ModelStoreError) {
                 try policy?.validate()
-                return try KeySpace(collection: name)
+                checkedSpace = try KeySpace(collection: name)
+                failure = nil
+            } catch {
+                checkedSpace = .default
+                failure = error
             }
             lifetime = policy.map { $0.timeToLive ?? Self.neverLifetime }
         }
 
         @inline(__always)
         var space: KeySpace {
-            get throws(ModelStoreError) { try checked.get() }
+            get throws(ModelStoreError) {
+                // A stored value and an optional check, not a Result: this runs on every call,
+                // cached reads included.
+                if let failure { throw failure }
+                return checkedSpace
+            }
         }
 
         // MARK: - Writing

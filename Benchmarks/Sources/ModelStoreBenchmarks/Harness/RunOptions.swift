@@ -17,7 +17,7 @@ import Foundation
 ///
 /// times the record checksum's implementations in memory (see ``runChecksumExperiment(rounds:)``).
 ///
-///     modelstore-bench collections [--records 20000] [--runs 5] [--workdir PATH]
+///     modelstore-bench collections [--records 5000] [--runs 15] [--workdir PATH]
 ///
 /// compares puts and gets through a collection with the same through the store (see
 /// ``runCollectionExperiment(records:rounds:directory:)``).
@@ -93,7 +93,7 @@ enum Command {
         case "collections":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(
-                records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
+                records: try values["records"].map(integer) ?? 5_000, rounds: options.runs ?? 15,
                 directory: options.workDirectory)
         case "memory-check":
             guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {
