@@ -179,6 +179,24 @@ struct CollectionBehaviourTests {
         ])
     }
 
+    @Test("A sweep's changes and cache invalidations name the collection of each record")
+    func sweepChangesNameTheCollection() async throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.objectCacheLimit = 10
+        let store = try ModelStore(name: "db", policy: .custom(10), configuration: configuration)
+        try store.collection("users").set("u", forKey: "k")
+        #expect(try store.collection("users").object(String.self, forKey: "k") == "u")  // cached
+        let changes = store.changes()
+        fixture.clock.advance(by: 11)
+        #expect(try store.removeExpiredObjects() == 1)
+        for await change in changes {
+            #expect(change == .init(key: "k", kind: .expired, collection: "users"))
+            break
+        }
+        #expect(try store.collection("users").entry(String.self, forKey: "k", includingExpired: true) == nil)
+    }
+
     @Test("Import into a collection writes there, with the collection's policy")
     func importIntoCollection() async throws {
         let fixture = Fixture()
