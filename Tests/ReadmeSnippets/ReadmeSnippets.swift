@@ -188,9 +188,29 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:385
-    func readmeLine385() throws {
-#sourceLocation(file: "README.md", line: 386)
+    /// README.md:366
+    func readmeLine366() throws {
+#sourceLocation(file: "README.md", line: 367)
+        let users = store.collection("users")                        // cheap: no I/O
+        let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
+        try users.set(user, forKey: "42")
+        let same = try users.object(User.self, forKey: "42")
+        let newest = try users.keys(in: .prefix("4"), reverse: true, limit: 10).collect()
+        try users.removeObjects(withPrefix: "4")                     // how many live records it removed
+        try store.write { batch in                                   // one atomic write across collections
+            try batch.set(user, forKey: "42", in: "users")
+            batch.removeObject(forKey: "7", in: "sessions")
+        }
+        let old = try store.snapshot().collection("users").object(User.self, forKey: "42")
+        let names = try store.collectionNames()                      // ["users"]: sessions holds no record
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:424
+    func readmeLine424() throws {
+#sourceLocation(file: "README.md", line: 425)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")

@@ -28,6 +28,10 @@ enum BenchmarkMain {
                 print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
             case .checksum(let rounds):
                 print(runChecksumExperiment(rounds: rounds))
+            case .collections(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try runCollectionExperiment(records: records, rounds: rounds, directory: directory))
             case .memoryCheck(let phase, let records, let directory, let reportPath):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 let sampler = AnonymousMemorySampler()

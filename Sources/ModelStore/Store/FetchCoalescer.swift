@@ -63,11 +63,12 @@ final class FetchCoalescer: Sendable {
     func value<Value: Sendable>(
         _ type: Value.Type,
         forKey key: String,
+        in space: KeySpace = .default,
         since ticket: UInt64,
         fetch pending: PendingFetch<Value>,
         store: @escaping @Sendable (Value) throws -> Void
     ) async throws -> Outcome {
-        let key = ByteKey(key)
+        let key = ByteKey(key, in: space)
         let waiterID = state.withLock { state -> UInt64 in
             state.nextID &+= 1
             return state.nextID

@@ -47,9 +47,23 @@ extension ModelStore {
         staleIfError: Bool = false,
         fetch: sending @escaping () async throws -> Value
     ) async throws -> Value {
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        return try await readThrough(
+            type, forKey: key, lifetime: lifetime, staleIfError: staleIfError, space: .default, fetch: fetch)
+    }
+
+    /// The read-through of a key space; `lifetime` is already validated (or the collection's
+    /// policy's lifetime).
+    func readThrough<Value: Codable & Sendable>(
+        _ type: Value.Type,
+        forKey key: String,
+        lifetime: TimeInterval?,
+        staleIfError: Bool,
+        space: KeySpace,
+        fetch: sending @escaping () async throws -> Value
+    ) async throws -> Value {
         let database = try openDatabase()
         try Self.validate(key: key)
-        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
         let coalescer = database.fetches
         // Boxed so the loop can offer it again after a recheck; only a pass that starts a
         // fetch takes it out.
@@ -61,12 +75,12 @@ extension ModelStore {
             let ticket = coalescer.ticket()
             // An expired record is kept (not purged) until the fetch replaces it, so a failed
             // fetch leaves it available to a later stale read.
-            let current = try entry(type, forKey: key, includingExpired: true)
+            let current = try entry(type, forKey: key, includingExpired: true, space: space)
             if let current, !current.isExpired { return current.value }
             do {
                 let outcome = try await coalescer.value(
-                    type, forKey: key, since: ticket, fetch: pending,
-                    store: { [self] value in try storeFetched(value, forKey: key, lifetime: lifetime) })
+                    type, forKey: key, in: space, since: ticket, fetch: pending,
+                    store: { [self] value in try store(value, forKey: key, lifetime: lifetime, space: space) })
                 switch outcome {
                 case let .fetched(value):
                     guard let typed = value as? Value else {
@@ -84,14 +98,6 @@ extension ModelStore {
                 if staleIfError, let current, !Task.isCancelled { return current.value }
                 throw error
             }
-        }
-    }
-
-    private func storeFetched<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
-        if let lifetime {
-            try set(value, forKey: key, expiresAfter: lifetime)
-        } else {
-            try set(value, forKey: key)
         }
     }
 }

@@ -17,6 +17,10 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// The database name is not allowed (empty, `.`, `..`, contains `/`, `\`, NUL or control
     /// characters, is longer than 200 UTF-8 bytes, or starts with a prefix ModelStore reserves
     /// for its own folders: `.modelstore-new-`, `.modelstore-trash-`). Nothing was created on disk.
+    ///
+    /// Also thrown for a collection name (``ModelStore/collection(_:)``) that is not 1 to 255
+    /// UTF-8 bytes without NUL; its reason then starts with "the collection name", and its
+    /// description speaks of a collection. Nothing was written.
     case invalidName(name: String, reason: String)
 
     /// The key is not allowed (empty, or longer than ``ModelStore/maximumKeyLength`` bytes).
@@ -82,6 +86,9 @@ extension ModelStoreError: CustomStringConvertible {
     /// A sentence saying what went wrong and what to do about it.
     public var description: String {
         switch self {
+        case let .invalidName(name, reason) where reason.hasPrefix(KeySpace.nameReasonPrefix):
+            return "Invalid collection name \(Self.abbreviated(name)): \(Self.clause(reason)). Use 1 to "
+                + "\(KeySpace.maximumNameLength) UTF-8 bytes without NUL"
         case let .invalidName(name, reason):
             return "Invalid database name \(name.debugDescription): \(Self.clause(reason)). Use 1 to 200 UTF-8 "
                 + "bytes without slashes, backslashes, NUL or control characters, that is not a single or double "

@@ -29,26 +29,29 @@ struct DumpCommand: ParsableCommand {
         transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 
+    @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
 
     func run() throws {
         let store = try root.inspector.unchanged(name, policy: policy.policy)
         defer { try? store.close() }
         let range = prefix.map(KeyRange.prefix) ?? .all
+        let scope = collection.scope(in: store)
         // The records go to standard output, so progress is only drawn when they are going
         // somewhere else (a file, a pipe) and a person is watching standard error.
         let showsProgress = !Terminal.stdoutIsTerminal && Terminal.stderrIsTerminal
-        let total = showsProgress ? try store.count(in: range) : nil  // a header-only pass, for the bar
+        let total = showsProgress ? try scope.count(in: range) : nil  // a header-only pass, for the bar
         let progress = Progress("Dumping \(name)", total: total, unit: "records", enabled: showsProgress)
         defer { progress.finish() }
 
-        let cursor = try store.entries(InspectedValue.self, in: range)
+        let cursor = try scope.entries(InspectedValue.self, in: range, reverse: false, limit: nil)
         let encoder = JSONOutput.compactEncoder()
         let out = StandardOutput()
         let now = Date()
         var written = 0
         var undecodable = 0
-        let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
+        let raw = RawRecordReader(
+            inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
         while true {
             do {
                 guard let entry = try cursor.next() else { break }

@@ -17,6 +17,11 @@ import Foundation
 ///
 /// times the record checksum's implementations in memory (see ``runChecksumExperiment(rounds:)``).
 ///
+///     modelstore-bench collections [--records 5000] [--runs 15] [--workdir PATH]
+///
+/// compares puts and gets through a collection with the same through the store (see
+/// ``runCollectionExperiment(records:rounds:directory:)``).
+///
 /// Two internal forms run one measurement in a child process:
 ///
 ///     modelstore-bench worker --contender ID --records N --directory PATH --report PATH
@@ -27,6 +32,7 @@ enum Command {
     case memoryCheck(phase: MemoryCheckPhase, records: Int, directory: String, report: String)
     case tuning(records: Int, rounds: Int, directory: String)
     case checksum(rounds: Int)
+    case collections(records: Int, rounds: Int, directory: String)
     case help
 
     static let usage = """
@@ -34,6 +40,7 @@ enum Command {
                                 [--workdir PATH] [--markdown PATH] [--json PATH]
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
+               modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
 
@@ -83,6 +90,11 @@ enum Command {
                 directory: options.workDirectory)
         case "checksum":
             return .checksum(rounds: try values["runs"].map(integer) ?? 5)
+        case "collections":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .collections(
+                records: try values["records"].map(integer) ?? 5_000, rounds: options.runs ?? 15,
+                directory: options.workDirectory)
         case "memory-check":
             guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {
                 throw BenchmarkFailure("--phase is import or enumerate")
