@@ -110,7 +110,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStoreTestHelper", .product(name: "Logging", package: "swift-log")],
+            // CLevelDB: tests write raw version-1 records as a foreign LevelDB client would.
+            dependencies: [
+                "ModelStore", "ModelStoreTestHelper", "CLevelDB", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

@@ -14,7 +14,8 @@ struct ObjectCacheTests {
     /// value proves it came from the cache.
     func overwriteRaw(_ store: ModelStore, _ key: String, with value: String) throws {
         var record: [UInt8] = []
-        RecordHeader(storedAt: Date().timeIntervalSinceReferenceDate, expiresAt: nil, codec: .json).write(to: &record)
+        RecordHeader(storedAt: Date().timeIntervalSinceReferenceDate, expiresAt: nil, codec: .json)
+            .writeVersionOne(to: &record)
         record += Array(try JSONEncoder().encode(value))
         try store.database.write { engine in
             try Array(key.utf8).withUnsafeBytes { key in

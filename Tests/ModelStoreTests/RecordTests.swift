@@ -35,29 +35,52 @@ struct RecordTests {
         #expect(try reopened.object(User.self, forKey: "user") == User.sample())
     }
 
-    @Test("The stored model is not changed by storing it: the timestamp lives in the header")
+    @Test("The stored model is not changed by storing it: the timestamp lives in the version-2 envelope")
     func headerLayout() throws {
         let fixture = Fixture()
         let store = try fixture.open()
         try store.set(User.sample(), forKey: "user", expiresAfter: 30)
-        let raw = try rawValue(store, "user")
-        #expect(raw[0] == RecordHeader.formatVersion)
+        let raw = try #require(try rawRecord(store, "user"))
+        #expect(raw[0] == RecordHeader.versionTwo)
         #expect(raw[1] == RecordHeader.hasDeadlineFlag)
         #expect(raw[2] == ModelCodecIdentifier.json.rawValue)
-        let payload = Data(raw[(RecordHeader.baseLength + RecordHeader.deadlineLength)...])
+        let payload = Data(raw[(RecordHeader.baseLengthV2 + RecordHeader.deadlineLength)...])
         #expect(try JSONDecoder().decode(User.self, from: payload) == User.sample())
     }
 
-    @Test("The header's bytes are pinned: version, flags, codec, then little-endian Float64 times")
-    func headerBytesArePinned() throws {
-        var withDeadline: [UInt8] = [0xAA]  // appended after what the buffer holds
-        RecordHeader(storedAt: 1.5, expiresAt: -2, codec: .binary).write(to: &withDeadline)
-        #expect(withDeadline == [0xAA, 1, 1, 3, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0, 0, 0, 0, 0, 0, 0, 0xC0])
-        var plain: [UInt8] = []
-        RecordHeader(storedAt: 1.5, expiresAt: nil, codec: .json).write(to: &plain)
-        #expect(plain == [1, 0, 1, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F])
-        let parsed = withDeadline.dropFirst().withUnsafeBytes { RecordHeader(parsing: $0) }
-        #expect(parsed == RecordHeader(storedAt: 1.5, expiresAt: -2, codec: .binary))
+    @Test("The version-2 envelope's bytes are pinned: version, flags, codec, CRC-32C of key and value, times, metadata")
+    func versionTwoBytesArePinned() throws {
+        var header = RecordHeader(storedAt: 1.5, expiresAt: -2, codec: .binary)
+        var bytes: [UInt8] = []
+        header.writeVersionTwo(to: &bytes, hasMetadata: true, hasTags: false)
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        RecordHeader.appendMetadataSection(codec: .json, bytes: empty, to: &bytes)
+        bytes += [0x2A]
+        Array("k".utf8).withUnsafeBytes { RecordHeader.seal(&bytes, key: $0) }
+        var expectedCRC: UInt32 = 0
+        (Array("k".utf8) + bytes[7...]).withUnsafeBytes { expectedCRC = CRC32C.portableChecksum($0) }
+        let crc = withUnsafeBytes(of: expectedCRC.littleEndian) { Array($0) }
+        #expect(bytes == [2, 0b011, 3] + crc + [0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0, 0, 0, 0, 0, 0, 0, 0xC0, 1, 1, 0x2A])
+        let parsed = try #require(bytes.withUnsafeBytes { RecordHeader(parsing: $0) })
+        header.length = 25
+        header.metadataCodec = .json
+        header.metadataRange = 25..<25
+        header.storedChecksum = expectedCRC
+        #expect(parsed == header)
+    }
+
+    @Test("Version-1 header bytes still parse: version, flags, codec, then little-endian Float64 times")
+    func versionOneBytesStillParse() throws {
+        let withDeadline: [UInt8] = [1, 1, 3, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0, 0, 0, 0, 0, 0, 0, 0xC0]
+        let parsed = try #require(withDeadline.withUnsafeBytes { RecordHeader(parsing: $0) })
+        #expect(parsed.version == 1)
+        #expect(parsed.storedAt == 1.5)
+        #expect(parsed.expiresAt == -2)
+        #expect(parsed.codec == .binary)
+        #expect(parsed.length == 19)
+        #expect(parsed.storedChecksum == nil)
+        let plain: [UInt8] = [1, 0, 1, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
+        #expect(plain.withUnsafeBytes { RecordHeader(parsing: $0) }?.length == 11)
     }
 
     @Test("The empty key is refused with invalidKey")
@@ -230,11 +253,4 @@ struct RecordTests {
         #expect(errorCase { _ = try json.object(User.self, forKey: "user") } == "decodingFailed")
     }
 
-    private func rawValue(_ store: ModelStore, _ key: String) throws -> [UInt8] {
-        try store.database.run { engine in
-            try [UInt8](key.utf8).withUnsafeBytes { keyBytes in
-                try engine.withValue(forKey: keyBytes) { Array($0!) }
-            }
-        }
-    }
 }

@@ -31,7 +31,7 @@ struct SweepTests {
         // A valid header followed by bytes no codec can decode.
         var record: [UInt8] = []
         RecordHeader(storedAt: fixture.clock.now.timeIntervalSinceReferenceDate, expiresAt: nil, codec: .json)
-            .write(to: &record)
+            .writeVersionOne(to: &record)
         record += [0xFF, 0x00, 0x13]
         try store.database.write { engine in
             try Array("garbage".utf8).withUnsafeBytes { key in

@@ -152,7 +152,7 @@ struct UpdatePolicyTests {
         #expect(entry.value == User.sample())
         #expect(entry.storedAt == storedAt)
         #expect(entry.expiresAt == storedAt.addingTimeInterval(3_600))
-        #expect(entry.byteCount > RecordHeader.baseLength)
+        #expect(entry.byteCount > RecordHeader.baseLengthV2)
     }
 
     @Test("Overwriting a record restarts its lifetime")

@@ -207,10 +207,34 @@ extension ReadmeContext {
     }
 }
 
+// README.md:405
+#sourceLocation(file: "README.md", line: 406)
+struct HTTPInfo: Codable, Sendable {
+    var etag: String
+    var lastModified: String?
+}
+#sourceLocation()
+
 extension ReadmeContext {
-    /// README.md:424
-    func readmeLine424() throws {
-#sourceLocation(file: "README.md", line: 425)
+    /// README.md:412
+    func readmeLine412() throws {
+#sourceLocation(file: "README.md", line: 413)
+        try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
+        try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
+        let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
+        let entry = try store.entry(User.self, forKey: "u1")
+        let same = try entry?.metadata(HTTPInfo.self)                 // decoded on demand
+        let replaced = try store.replaceMetadata(HTTPInfo(etag: "\"def\""), forKey: "u1")  // false if missing or expired
+        let refreshed = try store.refresh(forKey: "u1")               // a 304 Not Modified: the lifetime restarts now
+        try store.write { batch in try batch.set(user, forKey: "u2", metadata: HTTPInfo(etag: "\"xyz\"")) }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:458
+    func readmeLine458() throws {
+#sourceLocation(file: "README.md", line: 459)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")

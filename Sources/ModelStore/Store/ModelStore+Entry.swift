@@ -23,9 +23,33 @@ extension ModelStore {
         /// Whether the record had expired when it was read. Only a read that asks for
         /// expired records (``ModelStore/entry(_:forKey:includingExpired:)``) returns one.
         public let isExpired: Bool
+        /// The record's metadata, still encoded: decoded by ``metadata(_:)`` on demand, so a
+        /// read that never asks pays only for copying a few bytes.
+        let storedMetadata: StoredMetadata?
     }
 }
 
 extension ModelStore.Entry: Sendable where Value: Sendable {}
 extension ModelStore.Entry: Equatable where Value: Equatable {}
 extension ModelStore.Entry: Hashable where Value: Hashable {}
+
+extension ModelStore.Entry {
+    /// Decodes the metadata stored beside the model, or returns nil if the record was stored
+    /// without metadata.
+    ///
+    /// ```swift
+    /// if let entry = try store.entry(User.self, forKey: "u1"),
+    ///    let info = try entry.metadata(HTTPInfo.self) {
+    ///     request.setValue(info.etag, forHTTPHeaderField: "If-None-Match")
+    /// }
+    /// ```
+    ///
+    /// The entry keeps the metadata's encoded bytes, so this is decoded only when asked for,
+    /// with the codec that wrote it.
+    ///
+    /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` naming the key if the
+    ///   metadata does not decode as `type`.
+    public func metadata<Metadata: Decodable>(_ type: Metadata.Type) throws -> Metadata? {
+        try storedMetadata?.decode(type, key: key)
+    }
+}

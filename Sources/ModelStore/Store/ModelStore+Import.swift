@@ -143,7 +143,7 @@ struct ChunkedImporter {
     var keys: [String] = []
     /// Where the records go: the default collection or a named one.
     let space: KeySpace
-    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:to:buffer:)`).
+    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:metadata:to:buffer:space:)`).
     var recordBuffer: [UInt8] = []
     var written = 0
     var chunks = 0

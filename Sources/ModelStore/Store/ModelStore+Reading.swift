@@ -45,13 +45,14 @@ extension ModelStore {
         let generation = cache?.currentGeneration ?? 0
         var value: Value? = nil
         var header: RecordHeader? = nil
+        var metadata: StoredMetadata? = nil
         var byteCount = 0
         var expired = false
         try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record in
                     guard let record else { return }
-                    let parsed = try reader.header(record, key: key, type: type)
+                    let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if parsed.isExpired(now: now, timeToLive: reader.timeToLive) {
                         expired = true
                         return
@@ -60,12 +61,19 @@ extension ModelStore {
                     value = try reader.decode(type, key: key, codec: parsed.codec, payload: payload)
                     header = parsed
                     byteCount = record.count
+                    // Kept for the cache, so an entry served from it still has its metadata.
+                    if cache != nil {
+                        metadata = StoredMetadata(record: record, header: parsed, storeCodec: reader.codec)
+                    }
                 }
             }
             if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
         }
         if let cache, let value, let header {
-            cache.insert(key, in: space, ObjectCache.Item(value: value, header: header, byteCount: byteCount), ifGeneration: generation)
+            cache.insert(
+                key, in: space,
+                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata),
+                ifGeneration: generation)
         }
         return value
     }
@@ -98,7 +106,8 @@ extension ModelStore {
                 cache.invalidate(key, in: space)
                 return nil
             }
-            return reader.entry(key: key, value: value, header: item.header, byteCount: item.byteCount)
+            return reader.entry(
+                key: key, value: value, header: item.header, byteCount: item.byteCount, metadata: item.metadata)
         }
         let generation = cache?.currentGeneration ?? 0
         var expired = false
@@ -106,7 +115,7 @@ extension ModelStore {
             let found = try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
                     guard let record else { return nil }
-                    let header = try reader.header(record, key: key, type: type)
+                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if header.isExpired(now: now, timeToLive: reader.timeToLive) {
                         expired = true
                         return nil
@@ -119,7 +128,9 @@ extension ModelStore {
         }
         guard let (entry, header) = found else { return nil }
         cache?.insert(
-            key, in: space, ObjectCache.Item(value: entry.value, header: header, byteCount: entry.byteCount),
+            key, in: space,
+            ObjectCache.Item(
+                value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata),
             ifGeneration: generation)
         return entry
     }
@@ -152,7 +163,7 @@ extension ModelStore {
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> Entry<Value>? in
                     guard let record else { return nil }
-                    let header = try reader.header(record, key: key, type: type)
+                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     let expired = header.isExpired(now: now, timeToLive: reader.timeToLive)
                     return try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
                 }

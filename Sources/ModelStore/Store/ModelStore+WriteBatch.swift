@@ -15,7 +15,7 @@ extension ModelStore {
         /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
         /// the batch is applied, so nothing is written.
         private var deferredError: ModelStoreError?
-        /// One encoding buffer for every record of the batch (see `addRecord(_:forKey:lifetime:to:buffer:)`).
+        /// One encoding buffer for every record of the batch (see `addRecord(_:forKey:lifetime:metadata:to:buffer:)`).
         private var recordBuffer: [UInt8] = []
 
         init(store: ModelStore) {
@@ -116,9 +116,12 @@ extension ModelStore {
         }
 
         func add<Value: Encodable>(
-            _ value: Value, forKey key: String, lifetime: TimeInterval?, space: KeySpace = .default
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+            space: KeySpace = .default
         ) throws {
-            try store.addRecord(value, forKey: key, lifetime: lifetime, to: batch, buffer: &recordBuffer, space: space)
+            try store.addRecord(
+                value, forKey: key, lifetime: lifetime, metadata: metadata, to: batch, buffer: &recordBuffer,
+                space: space)
             note(key, .set, space)
         }
 

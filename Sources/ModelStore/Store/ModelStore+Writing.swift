@@ -34,13 +34,14 @@ extension ModelStore {
     }
 
     func store<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, space: KeySpace = .default
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        space: KeySpace = .default
     ) throws {
         let database = try openDatabase()
         // Encoded outside any lock, into the thread's reusable buffer; this also validates the key.
         let record = RecordBuffer.take()
         defer { RecordBuffer.putBack(record) }
-        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &record.bytes)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &record.bytes)
         let sync = configuration.syncWrites
         defer { database.cache?.invalidate(key, in: space) }
         try space.withPhysicalKey(key) { keyBytes in
@@ -56,20 +57,22 @@ extension ModelStore {
     /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write
     /// batches and imports share. The key is validated once, by the encoding.
     func addRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, to batch: LevelDBWriteBatch,
-        buffer: inout [UInt8], space: KeySpace = .default
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        to batch: LevelDBWriteBatch, buffer: inout [UInt8], space: KeySpace = .default
     ) throws {
-        try encodeRecord(value, forKey: key, lifetime: lifetime, into: &buffer)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &buffer)
         try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
         }
     }
 
-    /// Encodes the header and model into `buffer`, replacing its contents but keeping its
-    /// capacity: batches and imports reuse one buffer for all their records (LevelDB copies
-    /// each record into the batch), which saves an allocation per record.
+    /// Encodes the envelope (with `metadata`, if any) and model into `buffer` and seals it
+    /// with its checksum, replacing its contents but keeping its capacity: batches and imports
+    /// reuse one buffer for all their records (LevelDB copies each record into the batch),
+    /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, into buffer: inout [UInt8]
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        space: KeySpace = .default, into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)
         let storedAt = reader.now()
@@ -77,7 +80,16 @@ extension ModelStore {
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
-        header.write(to: &buffer)
+        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: false)
+        if let metadata {
+            do {
+                try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
+            } catch {
+                throw ModelStoreError.encodingFailed(
+                    key: key, type: String(describing: type(of: metadata)),
+                    message: "the metadata does not encode: \(describeCodingError(error))")
+            }
+        }
         do {
             try codec.encode(value, appendingTo: &buffer)
         } catch {
@@ -87,6 +99,8 @@ extension ModelStore {
         guard buffer.count <= configuration.recordLengthLimit else {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
+        // The checksum covers the key as LevelDB stores it: a collection's prefix included.
+        try space.withPhysicalKey(key) { RecordHeader.seal(&buffer, key: $0) }
     }
 
     // MARK: - Removing

@@ -76,7 +76,7 @@ public final class ModelStore: Sendable {
         self.name = name
         self.policy = policy
         self.configuration = configuration
-        reader = RecordReader(policy: policy, configuration: configuration)
+        reader = RecordReader(policy: policy, configuration: configuration, path: database.path)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
         if let interval = configuration.automaticSweepInterval {
             let sweeper = AutomaticSweeper(store: self, interval: interval)

@@ -168,7 +168,7 @@ extension ModelStoreError: CustomStringConvertible {
     }
 
     /// Keeps messages readable when a key is huge or binary.
-    private static func abbreviated(_ key: String) -> String {
+    static func abbreviated(_ key: String) -> String {
         let limit = 80
         if key.count <= limit { return key.debugDescription }
         return String(key.prefix(limit)).debugDescription + "… (\(key.utf8.count) bytes)"

@@ -14,6 +14,8 @@ final class ObjectCache: @unchecked Sendable {
         var value: Any
         var header: RecordHeader
         var byteCount: Int
+        /// The record's metadata section, so an entry served from the cache still has it.
+        var metadata: StoredMetadata?
     }
 
     private struct Node {

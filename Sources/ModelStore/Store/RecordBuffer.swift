@@ -12,7 +12,7 @@ final class RecordBuffer {
 
     private static let spare = ThreadSpare<RecordBuffer>()
 
-    /// The record's bytes; ``ModelStore/encodeRecord(_:forKey:lifetime:into:)`` replaces them.
+    /// The record's bytes; ``ModelStore/encodeRecord(_:forKey:lifetime:metadata:into:)`` replaces them.
     ///
     /// Exclusivity is not checked at run time: only the thread that took the buffer touches
     /// it, so the check would cost a runtime call per access and never fire.

@@ -29,7 +29,7 @@ struct RecordQueries {
             database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
         ) { keyBytes, record in
             let key = space.key(fromPhysical: keyBytes)
-            let header = try reader.header(record, key: key, type: type)
+            let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
             return try reader.entry(type, key: key, header: header, record: record)
         }
@@ -65,7 +65,8 @@ struct RecordQueries {
                     try engine.withValue(forKey: keyBytes, snapshot: view) {
                         record -> ModelStore.Entry<Value>? in
                         guard let record else { return nil }
-                        let header = try reader.header(record, key: key, type: type)
+                        let header = try reader.header(
+                            record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
                         guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
                         return try reader.entry(type, key: key, header: header, record: record)
                     }
@@ -85,7 +86,7 @@ struct RecordQueries {
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record -> ModelStore.Entry<Value>? in
                     guard let record else { return nil }
-                    let header = try reader.header(record, key: key, type: type)
+                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
                     return try reader.entry(type, key: key, header: header, record: record)
                 }

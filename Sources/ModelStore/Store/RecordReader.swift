@@ -6,11 +6,14 @@ struct RecordReader: Sendable {
     let timeToLive: Double?
     let codec: any ModelCodec
     let clock: @Sendable () -> Date
+    /// The database's path, for ``ModelStoreError/corrupted(path:message:)``.
+    let path: String
 
-    init(policy: UpdatePolicy, configuration: ModelStore.Configuration) {
+    init(policy: UpdatePolicy, configuration: ModelStore.Configuration, path: String) {
         timeToLive = policy.timeToLive
         codec = configuration.codec
         clock = configuration.now
+        self.path = path
     }
 
     /// The clock's time as seconds since the reference date.
@@ -19,15 +22,43 @@ struct RecordReader: Sendable {
         clock().timeIntervalSinceReferenceDate
     }
 
+    /// Parses the envelope of a record whose contents are about to be trusted (a model or
+    /// metadata handed out, a record rewritten), and verifies its checksum against the LevelDB
+    /// key it was found under.
+    ///
+    /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` for an envelope that
+    ///   does not parse; ``ModelStoreError/corrupted(path:message:)`` naming the key when the
+    ///   checksum does not match: a wrong value is never returned.
+    @inline(__always)
     func header<Value>(
-        _ record: UnsafeRawBufferPointer, key: String, type: Value.Type
+        _ record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer, type: Value.Type
+    ) throws(ModelStoreError) -> RecordHeader {
+        try header(record, key: key, keyBytes: keyBytes, typeName: String(describing: type))
+    }
+
+    /// ``header(_:key:keyBytes:type:)`` for a read that does not know the model's type.
+    @inline(__always)
+    func header(
+        _ record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer,
+        typeName: @autoclosure () -> String
     ) throws(ModelStoreError) -> RecordHeader {
         guard let header = RecordHeader(parsing: record) else {
             throw .decodingFailed(
-                key: key, type: String(describing: type),
+                key: key, type: typeName(),
                 message: "the record's header is damaged or from an unknown format version")
         }
+        guard header.checksumMatches(value: record, key: keyBytes) else {
+            throw Self.checksumMismatch(path: path, key: key)
+        }
         return header
+    }
+
+    /// The error for a record that fails its checksum.
+    static func checksumMismatch(path: String, key: String) -> ModelStoreError {
+        .corrupted(
+            path: path,
+            message: "the record for key \(ModelStoreError.abbreviated(key)) fails its checksum: its bytes were "
+                + "damaged, or it was copied from another key")
     }
 
     /// Decodes the payload after `header` and wraps it with its metadata.
@@ -36,11 +67,14 @@ struct RecordReader: Sendable {
     ) throws(ModelStoreError) -> ModelStore.Entry<Value> {
         let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
         let value = try decode(type, key: key, codec: header.codec, payload: payload)
-        return entry(key: key, value: value, header: header, byteCount: record.count, isExpired: isExpired)
+        return entry(
+            key: key, value: value, header: header, byteCount: record.count, isExpired: isExpired,
+            metadata: StoredMetadata(record: record, header: header, storeCodec: codec))
     }
 
     func entry<Value>(
-        key: String, value: consuming Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false
+        key: String, value: consuming Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false,
+        metadata: StoredMetadata? = nil
     ) -> ModelStore.Entry<Value> {
         ModelStore.Entry(
             key: key,
@@ -48,7 +82,8 @@ struct RecordReader: Sendable {
             storedAt: Date(timeIntervalSinceReferenceDate: header.storedAt),
             expiresAt: header.deadline(timeToLive: timeToLive).map(Date.init(timeIntervalSinceReferenceDate:)),
             byteCount: byteCount,
-            isExpired: isExpired)
+            isExpired: isExpired,
+            storedMetadata: metadata)
     }
 
     /// Decodes with the codec that wrote the record: the store's own, or any built-in one.

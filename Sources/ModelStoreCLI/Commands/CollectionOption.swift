@@ -1,5 +1,5 @@
 import ArgumentParser
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `--collection NAME` on `keys`, `get`, `dump` and `stats`: work in a named collection
 /// instead of the database's default key space (the store's own keys).
@@ -35,6 +35,7 @@ protocol RecordScope {
     ) throws -> Cursor<ModelStore.Entry<Value>>
     func count(in range: KeyRange) throws -> Int
     func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>?
+    func inspectRecord(forKey key: String) throws -> RecordInspection?
 }
 
 extension ModelStore: RecordScope {}

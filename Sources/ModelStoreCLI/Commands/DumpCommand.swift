@@ -11,8 +11,9 @@ struct DumpCommand: ParsableCommand {
             Records stream through a cursor one at a time, so a dump of any size runs in constant \
             memory. Each line has the form of `get --json`: property lists converted to JSON, records \
             of the binary codec and custom codecs as base64 of their encoded bytes, and `shownAs` \
-            saying which. A record that cannot be read at all (a damaged \
-            header) is printed as {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
+            saying which, then the record's format version, checksum verdict and metadata. A record that \
+            cannot be read at all (a damaged header, or bytes that fail the checksum) is printed as \
+            {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
             With standard output redirected and standard error on a terminal, a progress bar is drawn.
             """)
 
@@ -44,7 +45,9 @@ struct DumpCommand: ParsableCommand {
         let progress = Progress("Dumping \(name)", total: total, unit: "records", enabled: showsProgress)
         defer { progress.finish() }
 
-        let cursor = try scope.entries(InspectedValue.self, in: range, reverse: false, limit: nil)
+        // Keys first, then each record: a record that fails its checksum is reported by its
+        // key on a line of its own, and the dump goes on.
+        let cursor = try scope.keys(in: range, reverse: false, limit: nil)
         let encoder = JSONOutput.compactEncoder()
         let out = StandardOutput()
         let now = Date()
@@ -52,20 +55,26 @@ struct DumpCommand: ParsableCommand {
         var undecodable = 0
         let raw = RawRecordReader(
             inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
-        while true {
+        while let key = try cursor.next() {
             do {
-                guard let entry = try cursor.next() else { break }
-                out.line(bytes: try encoder.encode(RecordReport(entry, now: now)))
+                try scope.requireIntactRecord(forKey: key)
+                if var report = try scope.entry(InspectedValue.self, forKey: key).map({ RecordReport($0, now: now) }) {
+                    report.envelope = scope.envelopeReport(forKey: key)
+                    out.line(bytes: try encoder.encode(report))
+                }
             } catch ModelStoreError.decodingFailed(let key, _, let message) {
-                // The cursor has already stepped past the record, so the dump can go on.
                 if let (entry, codec) = try raw.entry(forKey: key),
-                    let report = RecordReport(entry, codec: codec, now: now)
+                    var report = RecordReport(entry, codec: codec, now: now)
                 {
+                    report.envelope = scope.envelopeReport(forKey: key)
                     out.line(bytes: try encoder.encode(report))
                 } else {
                     undecodable += 1
                     out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))
                 }
+            } catch let failure as CommandFailure {
+                undecodable += 1
+                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: failure.message)))
             }
             written += 1
             progress.update(completed: written)

@@ -13,7 +13,9 @@ struct GetCommand: ParsableCommand {
             the binary codec and of custom codecs are shown as base64 of their encoded bytes, since \
             they cannot be decoded without the model type. The "shown as" line (`shownAs` in --json: \
             json, jsonConvertedFromPropertyList or base64) says which. Expired records are shown too, \
-            marked as expired under --policy, and are not removed.
+            marked as expired under --policy, and are not removed. The record's format version, \
+            checksum verdict and metadata (JSON where its codec allows, else base64) follow; a record \
+            that fails its checksum is not shown and the command exits with 1.
             """)
 
     @Argument(help: "The database's name.")
@@ -36,12 +38,15 @@ struct GetCommand: ParsableCommand {
     func run() throws {
         let store = try root.inspector.unchanged(name, policy: policy.policy)
         defer { try? store.close() }
-        guard let report = try read(from: store) else {
+        let scope = collection.scope(in: store)
+        try scope.requireIntactRecord(forKey: key)
+        guard var report = try read(from: store) else {
             throw CommandFailure(
                 status: .notFound,
                 message: "no record with key \(key.debugDescription) in \(place). "
                     + "Run `modelstore keys \(name)\(collectionSuffix)\(root.suggestionSuffix)` to see the keys.")
         }
+        report.envelope = scope.envelopeReport(forKey: key)
         if output.json {
             print(try JSONOutput.pretty(report))
             return
@@ -55,6 +60,18 @@ struct GetCommand: ParsableCommand {
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
         print("policy       \(policy.policy)")
         print("size         \(Format.bytes(report.byteCount))")
+        if let envelope = report.envelope {
+            print("format       \(envelope.formatDescription)")
+            if let metadata = envelope.metadata, let shownAs = envelope.metadataShownAs {
+                let json = String(decoding: try JSONOutput.compact(metadata), as: UTF8.self)
+                print("metadata     \(json) (\(shownAs.explanation))")
+            } else if let base64 = envelope.metadataBase64, let codec = envelope.metadataCodec {
+                print("metadata     \(base64) (base64 of the \(codec) codec's bytes)")
+            } else {
+                print("metadata     none")
+            }
+            if !envelope.tags.isEmpty { print("tags         \(envelope.tags.joined(separator: ", "))") }
+        }
         if let value = report.value {
             print(try JSONOutput.pretty(value))
         } else if let payload = report.payloadBase64, let note = report.note {

@@ -13,7 +13,8 @@ import ModelStore
 /// `shownAs` says what `value` holds: `json` (the record as stored), `jsonConvertedFromPropertyList`,
 /// or `base64`. A record of a codec the tool cannot decode without the model type (binary,
 /// custom) has `"value": null` and instead `"payloadBase64"` (the encoded model) and a `"note"`
-/// that says why.
+/// that says why. The envelope's members follow (see ``EnvelopeReport``): `formatVersion`,
+/// `checksum`, `metadata`, `metadataShownAs`, `metadataBase64`, `metadataCodec`, `tags`.
 struct RecordReport: Encodable {
     /// How a record's model is shown.
     enum Representation: String, Encodable {
@@ -44,6 +45,8 @@ struct RecordReport: Encodable {
     let value: JSONValue?
     let payloadBase64: String?
     let note: String?
+    /// The record's envelope: format version, checksum, metadata, tags.
+    var envelope: EnvelopeReport?
 
     /// Describes `entry`, judging expiry against `now` (the real time, not the inspection
     /// store's frozen clock).
@@ -94,6 +97,7 @@ struct RecordReport: Encodable {
     /// Written by hand so `expiresAt` and `value` print as null rather than being left out.
     private enum CodingKeys: String, CodingKey {
         case key, codec, shownAs, storedAt, expiresAt, expired, byteCount, value, payloadBase64, note
+        case formatVersion, checksum, metadata, metadataShownAs, metadataBase64, metadataCodec, tags
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -108,6 +112,14 @@ struct RecordReport: Encodable {
         try container.encode(value, forKey: .value)
         try container.encodeIfPresent(payloadBase64, forKey: .payloadBase64)
         try container.encodeIfPresent(note, forKey: .note)
+        guard let envelope else { return }
+        try container.encode(envelope.formatVersion, forKey: .formatVersion)
+        try container.encode(envelope.checksum, forKey: .checksum)
+        try container.encode(envelope.metadata, forKey: .metadata)  // null, not omitted
+        try container.encodeIfPresent(envelope.metadataShownAs, forKey: .metadataShownAs)
+        try container.encodeIfPresent(envelope.metadataBase64, forKey: .metadataBase64)
+        try container.encodeIfPresent(envelope.metadataCodec, forKey: .metadataCodec)
+        try container.encode(envelope.tags, forKey: .tags)
     }
 }
 

@@ -92,8 +92,9 @@ struct LogScrubberTests {
         try FileDamage.copyDatabase(pristine.url, to: unchecked.url)
         try FileDamage.flipByte(in: unchecked.url.path + "/" + logName, at: offset, mask: 0x01)
         try LevelDB.repair(path: unchecked.url.path, options: fixture.configuration.engineOptions)
-        let wrong = try uncheckedOutcomes(unchecked, fixture: fixture)
-        #expect(wrong > 0, "LevelDB's repair now checks logs itself; the scrubber may no longer be needed")
+        let (wrong, caught) = try uncheckedOutcomes(unchecked, fixture: fixture)
+        #expect(caught > 0, "LevelDB's repair now checks logs itself; the scrubber may no longer be needed")
+        #expect(wrong == 0)  // the record's own checksum turns the damaged value into `corrupted`
 
         let checked = SampleDatabase(copying: pristine, as: "checked")
         try FileDamage.copyDatabase(pristine.url, to: checked.url)
@@ -105,13 +106,21 @@ struct LogScrubberTests {
         #expect(outcomes[.missing, default: 0] > 0)
     }
 
-    /// Counts wrong values without recording issues (this database is expected to have them).
-    private func uncheckedOutcomes(_ sample: SampleDatabase, fixture: Fixture) throws -> Int {
+    /// Counts wrong values, and damaged values the record's checksum caught, without recording
+    /// issues (this database is expected to have them).
+    private func uncheckedOutcomes(_ sample: SampleDatabase, fixture: Fixture) throws -> (wrong: Int, caught: Int) {
         let store = try ModelStore(name: sample.name, policy: .never, configuration: fixture.quietConfiguration)
         defer { try? store.close() }
-        return (0..<sample.count).filter { index in
-            let value = try? store.object(String.self, forKey: SampleDatabase.key(index))
-            return value != nil && value != SampleDatabase.value(index)
-        }.count
+        var wrong = 0
+        var caught = 0
+        for index in 0..<sample.count {
+            do {
+                let value = try store.object(String.self, forKey: SampleDatabase.key(index))
+                if value != nil && value != SampleDatabase.value(index) { wrong += 1 }
+            } catch let ModelStoreError.corrupted(_, message) where message.contains("fails its checksum") {
+                caught += 1
+            } catch {}
+        }
+        return (wrong, caught)
     }
 }

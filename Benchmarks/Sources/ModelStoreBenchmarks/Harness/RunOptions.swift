@@ -22,6 +22,10 @@ import Foundation
 /// compares puts and gets through a collection with the same through the store (see
 /// ``runCollectionExperiment(records:rounds:directory:)``).
 ///
+///     modelstore-bench metadata [--records 20000] [--runs 5] [--workdir PATH]
+///
+/// times records with and without metadata (see ``runMetadataExperiment(records:rounds:directory:)``).
+///
 /// Two internal forms run one measurement in a child process:
 ///
 ///     modelstore-bench worker --contender ID --records N --directory PATH --report PATH
@@ -33,6 +37,7 @@ enum Command {
     case tuning(records: Int, rounds: Int, directory: String)
     case checksum(rounds: Int)
     case collections(records: Int, rounds: Int, directory: String)
+    case metadata(records: Int, rounds: Int, directory: String)
     case help
 
     static let usage = """
@@ -41,6 +46,7 @@ enum Command {
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
 
@@ -94,6 +100,11 @@ enum Command {
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(
                 records: try values["records"].map(integer) ?? 5_000, rounds: options.runs ?? 15,
+                directory: options.workDirectory)
+        case "metadata":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .metadata(
+                records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
                 directory: options.workDirectory)
         case "memory-check":
             guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {

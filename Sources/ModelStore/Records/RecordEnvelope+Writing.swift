@@ -1,0 +1,88 @@
+/// Writing version-2 envelopes (the layout is at the top of RecordEnvelope.swift).
+///
+/// A record is assembled in three steps into one buffer: ``RecordHeader/writeVersionTwo(to:)``
+/// puts the fixed part (checksum left zero), the metadata and tags sections are appended, then
+/// the payload, and ``RecordHeader/seal(_:key:)`` computes the checksum once the bytes are final.
+extension RecordHeader {
+    /// Appends the fixed part of a version-2 envelope (version, flags, codec, a zero checksum,
+    /// storedAt, the deadline) to `buffer`, with the flags for the sections that will follow.
+    func writeVersionTwo(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool) {
+        // Assembled on the stack and appended in one go: every put writes one, and one append
+        // is one capacity check and one copy instead of six.
+        var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let length = Self.baseLengthV2 + (expiresAt == nil ? 0 : Self.deadlineLength)
+        withUnsafeMutableBytes(of: &packed) { bytes in
+            var flags: UInt8 = expiresAt == nil ? 0 : Self.hasDeadlineFlag
+            if hasMetadata { flags |= Self.hasMetadataFlag }
+            if hasTags { flags |= Self.hasTagsFlag }
+            bytes[0] = Self.versionTwo
+            bytes[1] = flags
+            bytes[2] = codec.rawValue
+            bytes.storeBytes(of: storedAt.bitPattern.littleEndian, toByteOffset: 7, as: UInt64.self)
+            if let expiresAt {
+                bytes.storeBytes(
+                    of: expiresAt.bitPattern.littleEndian, toByteOffset: Self.baseLengthV2, as: UInt64.self)
+            }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<length]))
+        }
+    }
+
+    /// Appends a metadata section whose encoded bytes are already known.
+    static func appendMetadataSection(
+        codec: ModelCodecIdentifier, bytes: UnsafeRawBufferPointer, to buffer: inout [UInt8]
+    ) {
+        LEB128.append(bytes.count + 1, to: &buffer)
+        buffer.append(codec.rawValue)
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends a metadata section by encoding `metadata` with `codec` straight into `buffer`.
+    ///
+    /// The length comes first but is only known after encoding, so one byte is reserved (enough
+    /// for sections up to 127 bytes, the common case of an ETag or a date) and the encoded
+    /// bytes are moved only when a longer length needs more room. No buffer of its own.
+    static func appendMetadataSection(
+        encoding metadata: any Encodable, with codec: any ModelCodec, to buffer: inout [UInt8]
+    ) throws {
+        let lengthAt = buffer.count
+        buffer.append(0)
+        buffer.append(codec.identifier.rawValue)
+        try codec.encode(metadata, appendingTo: &buffer)
+        let sectionLength = buffer.count - lengthAt - 1
+        let lengthBytes = LEB128.byteCount(of: sectionLength)
+        if lengthBytes > 1 {
+            buffer.insert(contentsOf: repeatElement(0, count: lengthBytes - 1), at: lengthAt + 1)
+        }
+        var encodedLength: [UInt8] = []
+        if lengthBytes == 1 {
+            buffer[lengthAt] = UInt8(sectionLength)
+        } else {
+            LEB128.append(sectionLength, to: &encodedLength)
+            buffer.replaceSubrange(lengthAt..<(lengthAt + lengthBytes), with: encodedLength)
+        }
+    }
+
+    /// Stores the checksum of `key` and the value's bytes from offset 7 into a finished
+    /// version-2 value.
+    static func seal(_ buffer: inout [UInt8], key: UnsafeRawBufferPointer) {
+        let crc = buffer.withUnsafeBytes { checksum(value: $0, key: key) }
+        buffer.withUnsafeMutableBytes {
+            $0.storeBytes(of: crc.littleEndian, toByteOffset: checksumOffset, as: UInt32.self)
+        }
+    }
+
+    /// The version-2 checksum: CRC-32C of the LevelDB key followed by the value from offset 7.
+    @inline(__always)
+    static func checksum(value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> UInt32 {
+        let keyChecksum = CRC32C.checksum(key)
+        return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: value[checksummedFrom...]), continuing: keyChecksum)
+    }
+
+    /// Whether `value` (whose envelope this is) holds the checksum of its bytes under `key`;
+    /// always true for version 1, which has none.
+    @inline(__always)
+    func checksumMatches(value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> Bool {
+        guard let storedChecksum else { return true }
+        return Self.checksum(value: value, key: key) == storedChecksum
+    }
+}

@@ -1,0 +1,93 @@
+public import Foundation
+
+/// What a record's envelope says, for tools that show records without their model type (the
+/// `modelstore` command-line tool). Not part of the stable API: its shape follows the format.
+@_spi(Inspection)
+public struct RecordInspection: Sendable {
+    /// How the record's checksum compares with its bytes.
+    public enum Checksum: String, Sendable {
+        /// A format-1 record: it has no checksum.
+        case absent
+        /// The checksum matches the key and the value.
+        case valid
+        /// The checksum does not match: the bytes were damaged or copied from another key.
+        case mismatch
+    }
+
+    /// The envelope's format version (1 or 2).
+    public let formatVersion: Int
+    /// The envelope's flags byte.
+    public let flags: UInt8
+    /// The codec that encoded the model.
+    public let codec: ModelCodecIdentifier
+    /// The checksum's verdict.
+    public let checksum: Checksum
+    /// The codec that encoded the metadata, nil when the record has none.
+    public let metadataCodec: ModelCodecIdentifier?
+    /// The metadata's encoded bytes, nil when the record has none.
+    public let metadata: Data?
+    /// The tags section's tags (reserved: no API writes them yet).
+    public let tags: [String]
+}
+
+extension ModelStore {
+    /// The envelope of the record stored for `key`, read without decoding the model or the
+    /// metadata and without judging expiry; nil if there is no record.
+    ///
+    /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` if the envelope does not
+    ///   parse (damaged, or from an unknown format version).
+    @_spi(Inspection)
+    public func inspectRecord(forKey key: String) throws -> RecordInspection? {
+        try inspectRecord(forKey: key, space: .default)
+    }
+
+    func inspectRecord(forKey key: String, space: KeySpace) throws -> RecordInspection? {
+        let database = try openDatabase()
+        return try space.withPhysicalKey(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> RecordInspection? in
+                    guard let record else { return nil }
+                    guard let header = RecordHeader(parsing: record) else {
+                        throw ModelStoreError.decodingFailed(
+                            key: key, type: "a ModelStore record",
+                            message: "the record's header is damaged or from an unknown format version")
+                    }
+                    let checksum: RecordInspection.Checksum =
+                        header.storedChecksum == nil
+                        ? .absent : header.checksumMatches(value: record, key: keyBytes) ? .valid : .mismatch
+                    return RecordInspection(
+                        formatVersion: Int(header.version), flags: record[1], codec: header.codec, checksum: checksum,
+                        metadataCodec: header.metadataCodec,
+                        metadata: header.metadataCodec.map { _ in Data(record[header.metadataRange]) },
+                        tags: Self.tags(in: record, range: header.tagsRange))
+                }
+            }
+        }
+    }
+
+    /// The tags of a tags section the envelope parser already bounded.
+    private static func tags(in record: UnsafeRawBufferPointer, range: Range<Int>) -> [String] {
+        guard !range.isEmpty else { return [] }
+        let section = UnsafeRawBufferPointer(rebasing: record[..<range.upperBound])
+        var offset = range.lowerBound
+        guard let count = LEB128.read(section, at: &offset) else { return [] }
+        var tags: [String] = []
+        for _ in 0..<count {
+            guard let length = LEB128.read(section, at: &offset) else { break }
+            tags.append(String(decoding: section[offset..<(offset + length)], as: UTF8.self))
+            offset += length
+        }
+        return tags
+    }
+}
+
+extension ModelStore.Collection {
+    /// The envelope of this collection's record for `key`, as ``ModelStore/inspectRecord(forKey:)``.
+    ///
+    /// - Throws: As ``ModelStore/inspectRecord(forKey:)``, and ``ModelStoreError/invalidName(name:reason:)``
+    ///   for an invalid collection name.
+    @_spi(Inspection)
+    public func inspectRecord(forKey key: String) throws -> RecordInspection? {
+        try store.inspectRecord(forKey: key, space: space)
+    }
+}

@@ -1,0 +1,192 @@
+public import Foundation
+
+extension ModelStore {
+    /// Returns the metadata stored beside the model for `key`, without decoding the model; nil
+    /// if there is no record, it has expired, or it was stored without metadata.
+    ///
+    /// ```swift
+    /// if let info = try store.metadata(HTTPInfo.self, forKey: "u1") {
+    ///     request.setValue(info.etag, forHTTPHeaderField: "If-None-Match")
+    /// }
+    /// ```
+    ///
+    /// Only the record's envelope is read: a model that no longer decodes does not matter.
+    /// Reading an expired record removes it, as ``object(forKey:)`` does.
+    ///
+    /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` naming the key if the
+    ///   metadata does not decode as `type`; ``ModelStoreError/corrupted(path:message:)`` if the
+    ///   record fails its checksum; ``ModelStoreError/invalidKey(key:reason:)``;
+    ///   ``ModelStoreError/closed(path:)``.
+    public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
+        let database = try openDatabase()
+        let now = reader.now()
+        let reader = reader
+        var expired = false
+        return try withKeyBytes(key) { keyBytes in
+            let metadata = try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> Metadata? in
+                    guard let record else { return nil }
+                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
+                    if header.isExpired(now: now, timeToLive: reader.timeToLive) {
+                        expired = true
+                        return nil
+                    }
+                    guard let codec = header.metadataCodec else { return nil }
+                    return try StoredMetadata.decode(
+                        type, key: key, codec: codec,
+                        bytes: UnsafeRawBufferPointer(rebasing: record[header.metadataRange]), storeCodec: reader.codec)
+                }
+            }
+            if expired { purgeIfExpired(key: keyBytes, now: now) }
+            return metadata
+        }
+    }
+
+    /// Replaces the metadata stored beside the model for `key`, leaving the model's stored
+    /// bytes, `storedAt` and any deadline exactly as they were. Returns false, writing nothing,
+    /// if there is no record or it has expired.
+    ///
+    /// ```swift
+    /// let replaced = try store.replaceMetadata(HTTPInfo(etag: "\"def\""), forKey: "u1")
+    /// ```
+    ///
+    /// The model is neither decoded nor re-encoded. The read and the write happen under the
+    /// store's write gate held exclusively, so a concurrent ``set(_:forKey:)`` is never undone
+    /// by this rewrite. ``changes(bufferingPolicy:)`` reports `.set`.
+    ///
+    /// - Throws: ``ModelStoreError/encodingFailed(key:type:message:)`` if the metadata does not
+    ///   encode; ``ModelStoreError/corrupted(path:message:)`` if the record fails its checksum;
+    ///   otherwise as ``set(_:forKey:)``.
+    @discardableResult
+    public func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
+        try rewriteRecord(forKey: key, metadata: metadata) { header, _ in (header.storedAt, header.expiresAt) }
+    }
+
+    /// Restarts the lifetime of the record for `key` without touching its model: what a
+    /// `304 Not Modified` answer needs. Returns false, writing nothing, if there is no record
+    /// or it has expired.
+    ///
+    /// ```swift
+    /// // The server says the cached copy is still current:
+    /// try store.refresh(forKey: "u1", metadata: HTTPInfo(etag: etag, lastModified: lastModified))
+    /// ```
+    ///
+    /// `storedAt` becomes now. With `lifetime`, the record gets that deadline; without one, a
+    /// record stored with a lifetime of its own gets the same lifetime again from now, and one
+    /// that expires by the store's policy keeps doing so. The model's stored bytes stay
+    /// identical; the metadata is replaced when `metadata` is given and kept when it is nil.
+    /// Runs under the exclusive write gate like ``replaceMetadata(_:forKey:)``, and
+    /// ``changes(bufferingPolicy:)`` reports `.set`.
+    ///
+    /// - Parameters:
+    ///   - key: The record's key.
+    ///   - lifetime: A new lifetime in seconds, positive and finite; nil keeps the record's own.
+    ///   - metadata: New metadata; nil keeps what is stored.
+    /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise as
+    ///   ``replaceMetadata(_:forKey:)``.
+    @discardableResult
+    public func refresh(
+        forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil
+    ) throws -> Bool {
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        return try rewriteRecord(forKey: key, metadata: metadata) { header, now in
+            if let lifetime { return (now, now + lifetime) }
+            // A lifetime of its own restarts with the same length; a policy lifetime restarts
+            // by itself, since it counts from storedAt.
+            return (now, header.expiresAt.map { now + ($0 - header.storedAt) })
+        }
+    }
+
+    /// Rewrites the live record for `key` with the times `times` gives (from its envelope and
+    /// now) and `metadata` (nil: the stored one), copying the payload and the tags section
+    /// verbatim. Returns false if there is no live record.
+    private func rewriteRecord(
+        forKey key: String, metadata: (any Encodable & Sendable)?,
+        times: (RecordHeader, Double) -> (storedAt: Double, expiresAt: Double?)
+    ) throws -> Bool {
+        let database = try openDatabase()
+        let reader = reader
+        let sync = configuration.syncWrites
+        let limit = configuration.recordLengthLimit
+        // Encoded before the gate is taken: the exclusive hold stays short, and an encoding
+        // failure is the caller's error, not a failed write (which would disable writes).
+        var newSection: [UInt8]? = nil
+        if let metadata {
+            var section: [UInt8] = []
+            do {
+                try RecordHeader.appendMetadataSection(encoding: metadata, with: configuration.codec, to: &section)
+            } catch {
+                throw ModelStoreError.encodingFailed(
+                    key: key, type: String(describing: type(of: metadata)),
+                    message: "the metadata does not encode: \(describeCodingError(error))")
+            }
+            newSection = section
+        }
+        let buffer = RecordBuffer.take()
+        defer { RecordBuffer.putBack(buffer) }
+        defer { database.cache?.invalidate(key) }
+        let outcome = try withKeyBytes(key) { keyBytes in
+            // Exclusive: between our read and our write no other writer may store a newer
+            // value, which this rewrite would otherwise overwrite with the old model.
+            try database.exclusiveWrite { engine -> RewriteOutcome in
+                let now = reader.now()
+                let outcome = try engine.withValue(forKey: keyBytes) { record -> RewriteOutcome in
+                    guard let record else { return .notFound }
+                    let old: RecordHeader
+                    do throws(ModelStoreError) {
+                        old = try reader.header(record, key: key, keyBytes: keyBytes, typeName: "a ModelStore record")
+                    } catch {
+                        // Returned, not thrown: an error thrown here would count as a failed
+                        // write and disable the store's writes.
+                        return .refused(error)
+                    }
+                    guard !old.isExpired(now: now, timeToLive: reader.timeToLive) else { return .notFound }
+                    let (storedAt, expiresAt) = times(old, now)
+                    let header = RecordHeader(storedAt: storedAt, expiresAt: expiresAt, codec: old.codec)
+                    Self.assemble(into: &buffer.bytes, header: header, old: old, record: record, newSection: newSection)
+                    guard buffer.bytes.count <= limit else {
+                        return .refused(.valueTooLarge(key: key, byteCount: buffer.bytes.count))
+                    }
+                    return .rewritten
+                }
+                guard case .rewritten = outcome else { return outcome }
+                RecordHeader.seal(&buffer.bytes, key: keyBytes)
+                try buffer.bytes.withUnsafeBytes { try engine.put(key: keyBytes, value: $0, sync: sync) }
+                return .rewritten
+            }
+        }
+        switch outcome {
+        case .notFound:
+            return false
+        case .refused(let error):
+            throw error
+        case .rewritten:
+            if database.changes.isObserved { database.changes.publish(key, .set) }
+            return true
+        }
+    }
+
+    private enum RewriteOutcome {
+        case notFound, rewritten
+        case refused(ModelStoreError)
+    }
+
+    /// A version-2 value: `header`, the new metadata section (or `old`'s), `old`'s tags
+    /// section and payload, byte for byte. The checksum is left for the caller to seal.
+    private static func assemble(
+        into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
+        newSection: [UInt8]?
+    ) {
+        buffer.removeAll(keepingCapacity: true)
+        let hasMetadata = newSection != nil || old.metadataCodec != nil
+        header.writeVersionTwo(to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty)
+        if let newSection {
+            buffer.append(contentsOf: newSection)
+        } else if let oldCodec = old.metadataCodec {
+            RecordHeader.appendMetadataSection(
+                codec: oldCodec, bytes: UnsafeRawBufferPointer(rebasing: record[old.metadataRange]), to: &buffer)
+        }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[old.tagsRange]))
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[old.length...]))
+    }
+}

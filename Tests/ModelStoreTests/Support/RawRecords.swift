@@ -1,0 +1,73 @@
+import CLevelDB
+import Foundation
+@testable import ModelStore
+
+extension RecordHeader {
+    /// Appends this header in the version-1 layout, built byte by byte here rather than by the
+    /// library (which only writes version 2 now): the records it makes are what the previous
+    /// release wrote.
+    func writeVersionOne(to buffer: inout [UInt8]) {
+        buffer.append(1)
+        buffer.append(expiresAt == nil ? 0 : 1)
+        buffer.append(codec.rawValue)
+        withUnsafeBytes(of: storedAt.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
+        if let expiresAt {
+            withUnsafeBytes(of: expiresAt.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
+        }
+    }
+}
+
+/// The value stored under `key`, as LevelDB holds it.
+func rawRecord(_ store: ModelStore, _ key: String) throws -> [UInt8]? {
+    try store.database.run { engine in
+        try [UInt8](key.utf8).withUnsafeBytes { keyBytes in
+            try engine.withValue(forKey: keyBytes) { $0.map { Array($0) } }
+        }
+    }
+}
+
+/// Stores `value` under `key` behind ModelStore's back (no envelope, no checksum, no cache
+/// invalidation).
+func putRawRecord(_ store: ModelStore, _ key: String, _ value: [UInt8]) throws {
+    try store.database.write { engine in
+        try Array(key.utf8).withUnsafeBytes { key in
+            try value.withUnsafeBytes { try engine.put(key: key, value: $0, sync: false) }
+        }
+    }
+}
+
+/// Writes records into a closed database through LevelDB's C API directly, as any other
+/// LevelDB client would: no ModelStore code runs.
+func writeWithForeignClient(path: String, records: [(key: [UInt8], value: [UInt8])]) throws {
+    let options = leveldb_options_create()
+    defer { leveldb_options_destroy(options) }
+    var error: UnsafeMutablePointer<CChar>? = nil
+    let db = leveldb_open(options, path, &error)
+    if let error {
+        defer { leveldb_free(error) }
+        throw ForeignClientError(message: String(cString: error))
+    }
+    defer { leveldb_close(db) }
+    let writeOptions = leveldb_writeoptions_create()
+    defer { leveldb_writeoptions_destroy(writeOptions) }
+    for record in records {
+        record.key.withUnsafeBufferPointer { key in
+            record.value.withUnsafeBufferPointer { value in
+                key.withMemoryRebound(to: CChar.self) { key in
+                    value.withMemoryRebound(to: CChar.self) { value in
+                        leveldb_put(
+                            db, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                    }
+                }
+            }
+        }
+        if let error {
+            defer { leveldb_free(error) }
+            throw ForeignClientError(message: String(cString: error))
+        }
+    }
+}
+
+struct ForeignClientError: Error {
+    let message: String
+}
