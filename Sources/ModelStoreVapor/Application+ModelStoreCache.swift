@@ -34,7 +34,9 @@ extension Application.Caches.Provider {
         let store = try ModelStore(name: name, policy: .never, configuration: configuration)
         return .init { application in
             application.lifecycle.use(StoreCloser(store: store))
-            Self.modelStore(store).run(application)
+            application.caches.use { application in
+                ModelStoreCache(store: store, on: application.eventLoopGroup.any())
+            }
         }
     }
 }

@@ -36,7 +36,7 @@ public struct ModelStoreCache: Cache, Sendable {
     /// Returns the value stored under `key`, or nil if there is none or it has expired.
     public func get<T: Decodable>(_ key: String, as type: T.Type) -> EventLoopFuture<T?> {
         let store = store
-        return run { try Handoff(store.object(T.self, forKey: key)) }.map(\.value)
+        return run { Handoff(try store.object(T.self, forKey: key)) }.map(\.value)
     }
 
     /// Stores `value` under `key` with no expiry of its own; nil removes the key.
@@ -52,9 +52,8 @@ public struct ModelStoreCache: Cache, Sendable {
         _ key: String, to value: T?, expiresIn expirationTime: CacheExpirationTime?
     ) -> EventLoopFuture<Void> {
         let store = store
-        let value = Handoff(value)
         return run {
-            guard let model = value.value else { return try store.removeObject(forKey: key) }
+            guard let model = value else { return try store.removeObject(forKey: key) }
             switch expirationTime?.seconds {
             case nil: try store.set(model, forKey: key)
             case let seconds? where seconds > 0: try store.set(model, forKey: key, expiresAfter: Double(seconds))
@@ -69,10 +68,14 @@ public struct ModelStoreCache: Cache, Sendable {
     }
 
     /// Runs blocking store work on a Dispatch queue and completes on ``eventLoop``.
-    private func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) -> EventLoopFuture<Value> {
+    ///
+    /// `work` is not `@Sendable`: it captures the caller's generic types and values, which
+    /// Vapor's `Cache` does not require to be `Sendable`; the handoff carries it across once.
+    private func run<Value: Sendable>(_ work: @escaping () throws -> Value) -> EventLoopFuture<Value> {
         let promise = eventLoop.makePromise(of: Value.self)
+        let job = Handoff(work)
         DispatchQueue.global().async {
-            promise.completeWith(Result { try work() })
+            promise.completeWith(Result { try job.value() })
         }
         return promise.futureResult
     }
