@@ -1,6 +1,6 @@
 // driver-bench: the server side of `make bench-drivers`.
 //
-//   DriverBenchmark --variant none|memory|modelstore --directory DIR
+//   DriverBenchmark --variant none|memory|modelstore --directory DIR [--object-cache N]
 //
 // Serves GET /users/:id on 127.0.0.1 (a free port, printed as "PORT n") from a simulated
 // upstream that takes 5 ms per call, through no cache, Hummingbird's MemoryPersistDriver or
@@ -66,6 +66,9 @@ case .memory:
 case .modelstore:
     var configuration = ModelStore.Configuration()
     configuration.directory = URL(fileURLWithPath: argument("--directory") ?? "/tmp/driver-bench", isDirectory: true)
+    // ModelStore's in-memory cache of decoded models (off by default): a hit then skips
+    // LevelDB and the JSON decoder, as the memory driver does. 0 measures the disk path.
+    configuration.objectCacheLimit = argument("--object-cache").flatMap(Int.init) ?? 10_000
     persist = try ModelStorePersistDriver(name: "users", configuration: configuration)
 }
 
