@@ -186,3 +186,11 @@ extension ReadmeContext {
 #sourceLocation()
     }
 }
+
+// README.md:539 is not compiled: Package.swift excerpt
+
+// README.md:552 is not compiled: needs the Hummingbird trait
+
+// README.md:598 is not compiled: Package.swift excerpt
+
+// README.md:605 is not compiled: needs the Vapor trait
