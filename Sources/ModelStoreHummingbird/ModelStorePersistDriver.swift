@@ -22,8 +22,9 @@ import ServiceLifecycle
 /// - `get` of a value stored as another type throws `PersistError.invalidConversion`;
 /// - every other error (disk full, a closed store) is thrown as ``ModelStore/ModelStoreError``.
 ///
-/// `create` and `set` with KEEPTTL are atomic against every other caller of a driver in this
-/// process (no other process can open the database while it is open). Every call runs on a
+/// `create` and `set` with KEEPTTL are atomic against every other write through a driver in
+/// this process: each write of a key holds a lock chosen by the key's bytes (no other process
+/// can open the database while it is open). Every call runs on a
 /// Dispatch queue, never on Swift's cooperative pool, because LevelDB's calls block.
 public struct ModelStorePersistDriver: PersistDriver {
     /// The database the driver reads and writes.
@@ -134,12 +135,12 @@ public struct ModelStorePersistDriver: PersistDriver {
     public func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
         let (store, locks) = (store, locks)
         try await offload {
-            if let expires {
-                // A new lifetime does not depend on what is stored: no read, no lock needed.
-                try Self.write(value, forKey: key, lifetime: expires.secondsValue, in: store)
-                return
-            }
+            // Every write of the key takes its lock, not only KEEPTTL's read-then-write: a plain
+            // set or remove landing between that read and write would otherwise be undone.
             try locks.withLock(for: key) {
+                if let expires {
+                    return try Self.write(value, forKey: key, lifetime: expires.secondsValue, in: store)
+                }
                 let now = store.configuration.now()
                 // AnyStoredValue reads the record's expiry whatever type the old value has.
                 let current = try store.entry(AnyStoredValue.self, forKey: key)
@@ -180,8 +181,10 @@ public struct ModelStorePersistDriver: PersistDriver {
     ///
     /// - Throws: ``ModelStore/ModelStoreError``.
     public func remove(key: String) async throws {
-        let store = store
-        try await offload { try store.removeObject(forKey: key) }
+        let (store, locks) = (store, locks)
+        try await offload {
+            try locks.withLock(for: key) { try store.removeObject(forKey: key) }
+        }
     }
 
     // MARK: - Helpers
