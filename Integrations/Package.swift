@@ -34,7 +34,6 @@ let package = Package(
                 .product(name: "ModelStoreHummingbird", package: "ModelStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
