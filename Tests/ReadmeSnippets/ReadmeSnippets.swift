@@ -246,3 +246,11 @@ extension ReadmeContext {
 #sourceLocation()
     }
 }
+
+// README.md:715 is not compiled: Package.swift excerpt
+
+// README.md:728 is not compiled: needs the Hummingbird trait
+
+// README.md:774 is not compiled: Package.swift excerpt
+
+// README.md:781 is not compiled: needs the Vapor trait
