@@ -1,7 +1,7 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
 
-.PHONY: dependencies demo test test-examples bench bench-full
+.PHONY: dependencies demo test test-examples test-integrations bench bench-full bench-drivers
 
 dependencies:
 	@./scripts/install-dependencies
@@ -19,6 +19,11 @@ test: dependencies
 test-examples: dependencies
 	cd Examples/ServerFetched && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
 
+# Builds and tests the Hummingbird and Vapor drivers (the Integrations package turns on both
+# traits, so this is the one place that builds the two frameworks) over loopback.
+test-integrations: dependencies
+	cd Integrations && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+
 # Benchmarks against LevelDB's C API and GRDB (a nested package); prints markdown tables.
 bench: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench
@@ -26,3 +31,8 @@ bench: dependencies
 # The same plus 1,000,000 records and the memory check (about 30 minutes on 2 cores).
 bench-full: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench --full
+
+# The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
+# driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).
+bench-drivers: dependencies
+	./scripts/bench-drivers

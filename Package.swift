@@ -17,11 +17,28 @@ let package = Package(
         .library(name: "ModelStore", targets: ["ModelStore"]),
         // The codecs alone (JSON, binary, property list), for programs that want the fast coders without the store.
         .library(name: "ModelStoreCodecs", targets: ["ModelStoreCodecs"]),
+        // Empty unless the package is used with the trait of the same framework.
+        .library(name: "ModelStoreHummingbird", targets: ["ModelStoreHummingbird"]),
+        .library(name: "ModelStoreVapor", targets: ["ModelStoreVapor"]),
         .executable(name: "modelstore-demo", targets: ["QuickStart"]),
         .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
         .executable(name: "modelstore-import", targets: ["ImportJob"]),
     ],
+    // The framework drivers are opt-in: a package that depends on ModelStore without these traits
+    // never resolves, fetches or builds Hummingbird or Vapor (measured; see README, "Use with
+    // Hummingbird"). Each trait is also a compilation condition of this package's targets.
+    traits: [
+        .trait(name: "Hummingbird", description: "Builds ModelStoreHummingbird, a Hummingbird 2 PersistDriver."),
+        .trait(name: "Vapor", description: "Builds ModelStoreVapor, a Vapor 4 Cache."),
+    ],
     dependencies: [
+        // Only with the Hummingbird trait (ranges, not exact pins: an app picks its own patch
+        // releases of the frameworks). No default traits: the driver needs neither
+        // swift-configuration nor full Foundation, and leaving them out shortens the build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only with the Vapor trait.
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
@@ -54,6 +71,27 @@ let package = Package(
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The drivers' sources are wrapped in `#if Hummingbird` / `#if Vapor`: without the trait
+        // the module is empty and the framework is neither resolved nor built.
+        .target(
+            name: "ModelStoreHummingbird",
+            dependencies: [
+                "ModelStore",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["Hummingbird"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ModelStoreVapor",
+            dependencies: [
+                "ModelStore",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["Vapor"])),
             ],
             swiftSettings: strictSettings
         ),

@@ -19,12 +19,13 @@ let package = Package(
         .executable(name: "user-client", targets: ["UserClientCommand"]),
     ],
     dependencies: [
-        .package(name: "ModelStore", path: "../.."),
+        // The Hummingbird trait turns on ModelStore's persist driver (ModelStoreHummingbird).
+        .package(name: "ModelStore", path: "../..", traits: ["Hummingbird"]),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         // No default traits: the example needs neither swift-configuration nor full Foundation
         // in the server, and leaving them out shortens the (already long) first build.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // The model both sides agree on; depends on nothing.
@@ -39,10 +40,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The client side never imports Hummingbird: it only needs Foundation and ModelStore.
+        // The client caches through ModelStore's Hummingbird persist driver: Hummingbird's
+        // PersistDriver API, no HTTP server.
         .target(
             name: "UserClient",
-            dependencies: ["UserAPI", .product(name: "ModelStore", package: "ModelStore")],
+            dependencies: [
+                "UserAPI",
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreHummingbird", package: "ModelStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(

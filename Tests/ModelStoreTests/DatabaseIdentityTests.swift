@@ -148,4 +148,24 @@ struct DatabaseIdentityTests {
         try ModelStore.deleteDatabase(named: "db", in: spelled)
         #expect(!FileManager.default.fileExists(atPath: parent + "/target/store/db"))
     }
+
+    @Test("A root that is itself a database (an old shared default's database named like the program) is refused")
+    func rootInsideADatabaseIsRefused() throws {
+        let fixture = Fixture()
+        let old = try fixture.open("myapp")
+        try old.set("kept", forKey: "k")
+        try old.close()
+        let programRoot = fixture.directory.url.appendingPathComponent("myapp")
+        var configuration = fixture.configuration
+        configuration.directory = programRoot
+        #expect(throws: ModelStoreError.rootIsADatabase(path: programRoot.path)) {
+            try ModelStore(name: "users", policy: .never, configuration: configuration)
+        }
+        #expect(throws: ModelStoreError.rootIsADatabase(path: programRoot.path)) {
+            try ModelStore.deleteAllDatabases(in: programRoot)
+        }
+        // Nothing was created inside the old database, which still reads as before.
+        #expect(!FileManager.default.fileExists(atPath: programRoot.appendingPathComponent("users").path))
+        #expect(try fixture.open("myapp").object(String.self, forKey: "k") == "kept")
+    }
 }

@@ -21,6 +21,9 @@ struct ErrorMessageTests {
         .closed(path: path),
         .notAModelStore(path: path),
         .notADirectory(path: path),
+        .rootIsADatabase(path: path),
+        .directoryRemoved(path: path),
+        .readThroughTypeMismatch(key: "user:42", requested: "User", inFlight: "Profile"),
         .writesDisabled(
             path: path,
             message: ModelStoreError.io(path: path, message: "IO error: \(path)/000005.log: No space left on device")

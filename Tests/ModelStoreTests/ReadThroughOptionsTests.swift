@@ -398,6 +398,37 @@ struct ReadThroughOptionsTests {
         #expect(user == User.sample())
     }
 
+    // MARK: - Collections
+
+    @Test("In a collection: fetched metadata is stored, notModified keeps the record, notFound is per collection")
+    func collectionReadThrough() async throws {
+        let harness = Harness()
+        let store = try harness.open()
+        let users = store.collection("users")
+        _ = try await users.object(User.self, forKey: "u", options: ReadThroughOptions()) { _ in
+            .value(User.sample("ada"), expiresAfter: 60, metadata: HTTPInfo(etag: "e1"))
+        }
+        #expect(try users.object(User.self, forKey: "u") == User.sample("ada"))
+        #expect(try store.object(User.self, forKey: "u") == nil)  // not the default collection's
+        harness.fixture.clock.advance(by: 61)
+        let etag = Locked<String?>(nil)
+        let kept = try await users.object(User.self, forKey: "u", options: ReadThroughOptions()) { previous in
+            let value = try previous?.metadata(HTTPInfo.self)?.etag
+            etag.withLock { $0 = value }
+            return .notModified(expiresAfter: 60)
+        }
+        #expect(kept == User.sample("ada"))
+        #expect(etag.withLock { $0 } == "e1")
+        #expect(try users.object(User.self, forKey: "u") == User.sample("ada"))  // live again
+        var options = ReadThroughOptions()
+        options.notFoundLifetime = 300
+        _ = try await users.object(User.self, forKey: "gone", options: options) { _ in .notFound }
+        let other = try await store.object(User.self, forKey: "gone", options: options) { _ in .value(User.sample()) }
+        #expect(other == User.sample())  // the default collection's "gone" is another record
+        try users.set(User.sample("back"), forKey: "gone")
+        #expect(try await users.object(User.self, forKey: "gone", options: options) { _ in .notFound } != nil)
+    }
+
     // MARK: - Metrics and options
 
     @Test("Hits, misses and fetches are counted per database")

@@ -5,8 +5,8 @@ import ModelStore
 
 // README.md:39 is not compiled: Package.swift excerpt
 
-// README.md:77
-#sourceLocation(file: "README.md", line: 78)
+// README.md:80
+#sourceLocation(file: "README.md", line: 81)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -15,9 +15,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:85
-    func readmeLine85() throws {
-#sourceLocation(file: "README.md", line: 86)
+    /// README.md:88
+    func readmeLine88() throws {
+#sourceLocation(file: "README.md", line: 89)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -30,9 +30,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:95
-    func readmeLine95() throws {
-#sourceLocation(file: "README.md", line: 96)
+    /// README.md:98
+    func readmeLine98() throws {
+#sourceLocation(file: "README.md", line: 99)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -50,9 +50,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:148
-    func readmeLine148() throws {
-#sourceLocation(file: "README.md", line: 149)
+    /// README.md:151
+    func readmeLine151() throws {
+#sourceLocation(file: "README.md", line: 152)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -61,9 +61,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:156
-    func readmeLine156() throws {
-#sourceLocation(file: "README.md", line: 157)
+    /// README.md:159
+    func readmeLine159() throws {
+#sourceLocation(file: "README.md", line: 160)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -83,9 +83,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:204
-    func readmeLine204() throws {
-#sourceLocation(file: "README.md", line: 205)
+    /// README.md:207
+    func readmeLine207() throws {
+#sourceLocation(file: "README.md", line: 208)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -98,9 +98,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:223
-    func readmeLine223() async throws {
-#sourceLocation(file: "README.md", line: 224)
+    /// README.md:226
+    func readmeLine226() async throws {
+#sourceLocation(file: "README.md", line: 227)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -111,9 +111,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:247
-    func readmeLine247() throws {
-#sourceLocation(file: "README.md", line: 248)
+    /// README.md:250
+    func readmeLine250() throws {
+#sourceLocation(file: "README.md", line: 251)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -124,9 +124,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:264
-    func readmeLine264() async throws {
-#sourceLocation(file: "README.md", line: 265)
+    /// README.md:267
+    func readmeLine267() async throws {
+#sourceLocation(file: "README.md", line: 268)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -135,9 +135,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:275
-    func readmeLine275() throws {
-#sourceLocation(file: "README.md", line: 276)
+    /// README.md:278
+    func readmeLine278() throws {
+#sourceLocation(file: "README.md", line: 279)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -150,18 +150,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:297
-    func readmeLine297() throws {
-#sourceLocation(file: "README.md", line: 298)
+    /// README.md:300
+    func readmeLine300() throws {
+#sourceLocation(file: "README.md", line: 301)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:322
-    func readmeLine322() async throws {
-#sourceLocation(file: "README.md", line: 323)
+    /// README.md:325
+    func readmeLine325() async throws {
+#sourceLocation(file: "README.md", line: 326)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -173,9 +173,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:346
-    func readmeLine346() async throws {
-#sourceLocation(file: "README.md", line: 347)
+    /// README.md:349
+    func readmeLine349() async throws {
+#sourceLocation(file: "README.md", line: 350)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -197,9 +197,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:389
-    func readmeLine389() throws {
-#sourceLocation(file: "README.md", line: 390)
+    /// README.md:394
+    func readmeLine394() throws {
+#sourceLocation(file: "README.md", line: 395)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed
 #sourceLocation()
@@ -207,9 +207,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:409
-    func readmeLine409() async throws {
-#sourceLocation(file: "README.md", line: 410)
+    /// README.md:414
+    func readmeLine414() async throws {
+#sourceLocation(file: "README.md", line: 415)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -221,8 +221,28 @@ extension ReadmeContext {
     }
 }
 
-// README.md:429
-#sourceLocation(file: "README.md", line: 430)
+extension ReadmeContext {
+    /// README.md:434
+    func readmeLine434() throws {
+#sourceLocation(file: "README.md", line: 435)
+        let users = store.collection("users")                        // cheap: no I/O
+        let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
+        try users.set(user, forKey: "42")
+        let same = try users.object(User.self, forKey: "42")
+        let newest = try users.keys(in: .prefix("4"), reverse: true, limit: 10).collect()
+        try users.removeObjects(withPrefix: "4")                     // how many live records it removed
+        try store.write { batch in                                   // one atomic write across collections
+            try batch.set(user, forKey: "42", in: "users")
+            batch.removeObject(forKey: "7", in: "sessions")
+        }
+        let old = try store.snapshot().collection("users").object(User.self, forKey: "42")
+        let names = try store.collectionNames()                      // ["users"]: sessions holds no record
+#sourceLocation()
+    }
+}
+
+// README.md:473
+#sourceLocation(file: "README.md", line: 474)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -230,9 +250,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:436
-    func readmeLine436() throws {
-#sourceLocation(file: "README.md", line: 437)
+    /// README.md:480
+    func readmeLine480() throws {
+#sourceLocation(file: "README.md", line: 481)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -246,9 +266,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:484
-    func readmeLine484() throws {
-#sourceLocation(file: "README.md", line: 485)
+    /// README.md:529
+    func readmeLine529() throws {
+#sourceLocation(file: "README.md", line: 530)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -260,3 +280,11 @@ extension ReadmeContext {
 #sourceLocation()
     }
 }
+
+// README.md:786 is not compiled: Package.swift excerpt
+
+// README.md:799 is not compiled: needs the Hummingbird trait
+
+// README.md:845 is not compiled: Package.swift excerpt
+
+// README.md:852 is not compiled: needs the Vapor trait

@@ -92,12 +92,13 @@ final class FetchCoalescer: Sendable {
         _ type: Value.Type,
         typeName: String,
         forKey key: String,
+        in space: KeySpace = .default,
         since ticket: UInt64,
         timeout: Timeout? = nil,
         fetch pending: PendingFetch<Fetched>,
         store: @escaping @Sendable (Fetched) async throws -> Value
     ) async throws -> Outcome {
-        let key = ByteKey(key)
+        let key = ByteKey(key, in: space)
         let waiterID = state.withLock { state -> UInt64 in
             state.nextID &+= 1
             return state.nextID
@@ -173,11 +174,12 @@ final class FetchCoalescer: Sendable {
         _ type: Value.Type,
         typeName: String,
         forKey key: String,
+        in space: KeySpace = .default,
         fetch pending: PendingFetch<Fetched>,
         store: @escaping @Sendable (Fetched) async throws -> Value,
         onFailure: @escaping @Sendable (any Error) -> Void
     ) -> Bool {
-        let key = ByteKey(key)
+        let key = ByteKey(key, in: space)
         let id = state.withLock { state -> UInt64? in
             guard state.flights[key] == nil else { return nil }
             state.nextID &+= 1

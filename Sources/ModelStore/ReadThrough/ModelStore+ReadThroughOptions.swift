@@ -71,11 +71,12 @@ extension ModelStore {
         var ticket: UInt64 = 0
         var now = 0.0
         let hit = try readThroughHit(
-            type, forKey: key, options: options, requiresValue: false, step: &step, ticket: &ticket, now: &now)
+            type, forKey: key, options: options, requiresValue: false, space: .default, step: &step,
+            ticket: &ticket, now: &now)
         if step == .hit { return hit }
         return try await afterHitStep(
-            step, hit, type, forKey: key, options: options, requiresValue: false, ticket: ticket, now: now,
-            fetch: fetch)
+            step, hit, type, forKey: key, options: options, requiresValue: false, space: .default, ticket: ticket,
+            now: now, fetch: fetch)
     }
 
     /// The read-through every public overload shares.
@@ -89,6 +90,7 @@ extension ModelStore {
         forKey key: String,
         options: ReadThroughOptions,
         requiresValue: Bool,
+        space: KeySpace,
         fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
         // The hit path first, in a synchronous function that builds nothing generic: no box,
@@ -98,17 +100,17 @@ extension ModelStore {
         var ticket: UInt64 = 0
         var now = 0.0
         let hit = try readThroughHit(
-            type, forKey: key, options: options, requiresValue: requiresValue, step: &step, ticket: &ticket,
-            now: &now)
+            type, forKey: key, options: options, requiresValue: requiresValue, space: space, step: &step,
+            ticket: &ticket, now: &now)
         return try await afterHitStep(
-            step, hit, type, forKey: key, options: options, requiresValue: requiresValue, ticket: ticket, now: now,
-            fetch: fetch)
+            step, hit, type, forKey: key, options: options, requiresValue: requiresValue, space: space,
+            ticket: ticket, now: now, fetch: fetch)
     }
 
     /// Finishes a call after its hit step: a refresh-ahead to start, or the miss path.
     private func afterHitStep<Value: Codable & Sendable>(
         _ step: HitStep, _ hit: Value?, _ type: Value.Type, forKey key: String, options: ReadThroughOptions,
-        requiresValue: Bool, ticket: UInt64, now: Double,
+        requiresValue: Bool, space: KeySpace, ticket: UInt64, now: Double,
         fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
         switch step {
@@ -118,18 +120,19 @@ extension ModelStore {
             return nil
         case .hitDueForRefresh:
             // The full entry (metadata included) only now: the refresh's fetch sends its validators.
-            if let current = try readThroughEntry(type, forKey: key, now: now), !current.isExpired {
-                startRefreshAhead(current, forKey: key, options: options, database: database, fetch: fetch)
+            if let current = try readThroughEntry(type, forKey: key, now: now, space: space), !current.isExpired {
+                startRefreshAhead(
+                    current, forKey: key, options: options, space: space, database: database, fetch: fetch)
             }
             return hit
         case .miss:
             return try await readThroughMiss(
-                type, forKey: key, options: options, requiresValue: requiresValue, ticket: ticket, now: now,
-                fetch: fetch)
+                type, forKey: key, options: options, requiresValue: requiresValue, space: space, ticket: ticket,
+                now: now, fetch: fetch)
         }
     }
 
-    /// What ``readThroughHit(_:forKey:options:requiresValue:step:ticket:now:)`` found.
+    /// What ``readThroughHit(_:forKey:options:requiresValue:space:step:ticket:now:)`` found.
     enum HitStep { case hit, hitDueForRefresh, notFound, miss }
 
     /// Validates, reads a live record, or answers a remembered "not found", counting each.
@@ -141,7 +144,7 @@ extension ModelStore {
     /// back to read again instead of starting a second fetch.
     private func readThroughHit<Value: Decodable>(
         _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
-        step: inout HitStep, ticket: inout UInt64, now: inout Double
+        space: KeySpace, step: inout HitStep, ticket: inout UInt64, now: inout Double
     ) throws -> Value? {
         let database = try openDatabase()
         try Self.validate(key: key)
@@ -149,8 +152,11 @@ extension ModelStore {
         let metrics = database.readThroughMetrics
         now = reader.now()
         var header: RecordHeader? = nil
-        guard let value = try readThroughLiveValue(type, forKey: key, now: now, in: database, header: &header) else {
-            if !requiresValue, database.notFound.contains(key, now: now) {
+        guard
+            let value = try readThroughLiveValue(
+                type, forKey: key, now: now, space: space, in: database, header: &header)
+        else {
+            if !requiresValue, database.notFound.contains(key, in: space, now: now) {
                 metrics.notFoundHits.increment()
                 step = .notFound
                 return nil
@@ -172,7 +178,7 @@ extension ModelStore {
     /// The miss path: fetches (or joins the fetch in flight), with the fail-safe and timeouts.
     private func readThroughMiss<Value: Codable & Sendable>(
         _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
-        ticket firstTicket: UInt64, now firstNow: Double,
+        space: KeySpace, ticket firstTicket: UInt64, now firstNow: Double,
         fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
         let database = try openDatabase()
@@ -182,20 +188,20 @@ extension ModelStore {
         var now = firstNow
         // An expired record is kept (not purged) until the fetch replaces it, so a failed
         // fetch leaves it for the fail-safe, and the fetch can send its validators.
-        var current = try readThroughEntry(type, forKey: key, now: now)
+        var current = try readThroughEntry(type, forKey: key, now: now, space: space)
         // What the fetch is given: the entry the caller that starts it read last.
         let previous = Locked<Entry<Value>?>(nil)
         // Boxed so the loop can offer it again after a recheck; only a pass that starts a
         // fetch takes it out.
         let pending = PendingFetch { try await fetch(previous.withLock { $0 }) }
-        let store = storeStep(forKey: key, options: options, previous: previous)
+        let store = storeStep(forKey: key, options: options, space: space, previous: previous)
         let typeName = String(describing: type)
         var firstPass = true
         while true {
             if !firstPass {
                 ticket = coalescer.ticket()
                 now = reader.now()
-                current = try readThroughEntry(type, forKey: key, now: now)
+                current = try readThroughEntry(type, forKey: key, now: now, space: space)
             }
             firstPass = false
             // Stored since the hit step read the store (or since the last pass): no fetch needed.
@@ -208,7 +214,7 @@ extension ModelStore {
             let outcome: FetchCoalescer.Outcome
             do {
                 outcome = try await coalescer.value(
-                    Optional<Value>.self, typeName: typeName, forKey: key, since: ticket,
+                    Optional<Value>.self, typeName: typeName, forKey: key, in: space, since: ticket,
                     timeout: wait.map {
                         FetchCoalescer.Timeout(clock: database.readThroughClock, duration: $0.duration)
                     },
@@ -246,24 +252,25 @@ extension ModelStore {
 
     /// How the shared fetch's answer is stored; `previous` is what the fetch was given.
     private func storeStep<Value: Codable & Sendable>(
-        forKey key: String, options: ReadThroughOptions, previous: Locked<Entry<Value>?>
+        forKey key: String, options: ReadThroughOptions, space: KeySpace, previous: Locked<Entry<Value>?>
     ) -> @Sendable (FetchResult<Value>) async throws -> Value? {
         { [self] result in
-            try await storeFetchResult(result, forKey: key, options: options, previous: previous.withLock { $0 })
+            try await storeFetchResult(
+                result, forKey: key, options: options, space: space, previous: previous.withLock { $0 })
         }
     }
 
     /// Starts one background refresh of `key` unless a fetch for it is in flight; its failure is
     /// logged, never thrown, and leaves the record alone.
     private func startRefreshAhead<Value: Codable & Sendable>(
-        _ current: Entry<Value>, forKey key: String, options: ReadThroughOptions, database: OpenDatabase,
-        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+        _ current: Entry<Value>, forKey key: String, options: ReadThroughOptions, space: KeySpace,
+        database: OpenDatabase, fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
     ) {
         let previous = Locked<Entry<Value>?>(current)
         let started = database.fetches.startInBackground(
-            Optional<Value>.self, typeName: String(describing: Value.self), forKey: key,
+            Optional<Value>.self, typeName: String(describing: Value.self), forKey: key, in: space,
             fetch: PendingFetch { try await fetch(current) },
-            store: storeStep(forKey: key, options: options, previous: previous),
+            store: storeStep(forKey: key, options: options, space: space, previous: previous),
             onFailure: { [logger = database.logger, path = database.path] error in
                 logger.warning(
                     "Refresh-ahead fetch failed; the record is kept",

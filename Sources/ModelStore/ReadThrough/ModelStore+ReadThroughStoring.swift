@@ -4,13 +4,16 @@ extension ModelStore {
     /// Stores what a read-through fetch answered and returns what its callers get. Runs in the
     /// fetch's task; the LevelDB writes are offloaded, so they never block the cooperative pool.
     func storeFetchResult<Value: Codable & Sendable>(
-        _ result: FetchResult<Value>, forKey key: String, options: ReadThroughOptions, previous: Entry<Value>?
+        _ result: FetchResult<Value>, forKey key: String, options: ReadThroughOptions, space: KeySpace = .default,
+        previous: Entry<Value>?
     ) async throws -> Value? {
         switch result {
         case let .value(value, lifetime, metadata):
             let lifetime = lifetime ?? options.lifetime
             if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "the fetch's expiresAfter") }
-            try await offload { [self] in try storeFetched(value, forKey: key, lifetime: lifetime, metadata: metadata) }
+            try await offload { [self] in
+                try store(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space)
+            }
             return value
         case let .notModified(lifetime):
             guard let previous else { throw ModelStoreError.notModifiedWithoutRecord(key: key) }
@@ -20,23 +23,13 @@ extension ModelStore {
             // record was removed meanwhile, it stays removed: the caller still gets the model
             // the source just confirmed.
             _ = try await offload { [self] in
-                try refresh(forKey: key, expiresAfter: lifetime, metadata: nil, includingExpired: true)
+                try refresh(forKey: key, expiresAfter: lifetime, metadata: nil, includingExpired: true, space: space)
             }
             return previous.value
         case .notFound:
             let remember = options.notFoundLifetime
-            try await offload { [self] in try removeNotFound(forKey: key, rememberingFor: remember) }
+            try await offload { [self] in try removeNotFound(forKey: key, rememberingFor: remember, space: space) }
             return nil
-        }
-    }
-
-    func storeFetched<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?
-    ) throws {
-        if let lifetime {
-            try set(value, forKey: key, expiresAfter: lifetime, metadata: metadata)
-        } else {
-            try set(value, forKey: key, metadata: metadata)
         }
     }
 
@@ -45,18 +38,18 @@ extension ModelStore {
     /// Both happen in one hold of the exclusive write gate: a concurrent `set` of the key either
     /// wrote before (its record is removed here, and it forgets the memory after) or writes
     /// after (and forgets it), so a remembered "not found" never hides a stored record.
-    func removeNotFound(forKey key: String, rememberingFor lifetime: TimeInterval?) throws {
+    func removeNotFound(forKey key: String, rememberingFor lifetime: TimeInterval?, space: KeySpace = .default) throws {
         let database = try openDatabase()
         let sync = configuration.syncWrites
         let now = reader.now()
         let timeToLive = reader.timeToLive
-        let kind = try withKeyBytes(key) { keyBytes in
+        let kind = try space.withPhysicalKey(key) { keyBytes in
             try database.exclusiveWrite { engine -> Change.Kind? in
                 let state = try engine.withValue(forKey: keyBytes) { record in
                     RecordState(record, now: now, timeToLive: timeToLive)
                 }
                 if state != .missing { try engine.delete(key: keyBytes, sync: sync) }
-                if let lifetime { database.notFound.remember(key, until: now + lifetime, now: now) }
+                if let lifetime { database.notFound.remember(key, in: space, until: now + lifetime, now: now) }
                 switch state {
                 case .missing: return nil
                 case .expired: return .expired
@@ -64,8 +57,8 @@ extension ModelStore {
                 }
             }
         }
-        database.cache?.invalidate(key)
-        if let kind, database.changes.isObserved { database.changes.publish(key, kind) }
+        database.cache?.invalidate(key, in: space)
+        if let kind, database.changes.isObserved { database.changes.publish(key, kind, in: space) }
     }
 
     /// The live model for `key`, or nil if it is missing or expired (never purged: the
@@ -75,12 +68,12 @@ extension ModelStore {
     /// ``Entry`` or tuple built (unspecialised generic code pays metadata lookups for them,
     /// about 0.7 µs per call).
     func readThroughLiveValue<Value: Decodable>(
-        _ type: Value.Type, forKey key: String, now: Double, in database: OpenDatabase,
+        _ type: Value.Type, forKey key: String, now: Double, space: KeySpace, in database: OpenDatabase,
         header found: inout RecordHeader?
     ) throws -> Value? {
         let timeToLive = reader.timeToLive
         let cache = ObjectCache.isCacheable(type) ? database.cache : nil
-        if let cache, let item = cache.lookup(key), let value = item.value as? Value {
+        if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
             guard !item.header.isExpired(now: now, timeToLive: timeToLive) else { return nil }
             found = item.header
             return value
@@ -89,7 +82,7 @@ extension ModelStore {
         var value: Value? = nil
         var metadata: StoredMetadata? = nil
         var byteCount = 0
-        try withKeyBytes(key) { keyBytes in
+        try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record in
                     guard let record else { return }
@@ -107,7 +100,8 @@ extension ModelStore {
         }
         if let cache, let value, let header = found {
             cache.insert(
-                key, ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata),
+                key, in: space,
+                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata),
                 ifGeneration: generation)
         }
         return value
@@ -116,19 +110,19 @@ extension ModelStore {
     /// The entry for `key` even if expired, without purging it, answered from the object cache
     /// when it holds the key (so a read-through hit costs what ``object(_:forKey:)`` costs).
     func readThroughEntry<Value: Decodable>(
-        _ type: Value.Type, forKey key: String, now: Double
+        _ type: Value.Type, forKey key: String, now: Double, space: KeySpace = .default
     ) throws -> Entry<Value>? {
         let database = try openDatabase()
         let timeToLive = reader.timeToLive
         let cache = ObjectCache.isCacheable(type) ? database.cache : nil
-        if let cache, let item = cache.lookup(key), let value = item.value as? Value {
+        if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
             let expired = item.header.isExpired(now: now, timeToLive: timeToLive)
             return reader.entry(
                 key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired,
                 metadata: item.metadata)
         }
         let generation = cache?.currentGeneration ?? 0
-        let found = try withKeyBytes(key) { keyBytes in
+        let found = try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
                     guard let record else { return nil }
@@ -142,7 +136,7 @@ extension ModelStore {
         guard let (entry, header) = found else { return nil }
         if let cache, !entry.isExpired {
             cache.insert(
-                key,
+                key, in: space,
                 ObjectCache.Item(
                     value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata),
                 ifGeneration: generation)

@@ -1,8 +1,8 @@
 /// Keys whose read-through fetch answered ``FetchResult/notFound``, remembered until a deadline
 /// (``ReadThroughOptions/notFoundLifetime``), so a missing id does not hammer the server.
 ///
-/// One per open database, in memory only, keyed by key bytes (``ByteKey``) as LevelDB compares
-/// keys. Every write path forgets the keys it writes or removes (next to the object cache's
+/// One per open database, in memory only, keyed by key bytes and collection (``ByteKey``) as
+/// LevelDB compares keys. Every write path forgets the keys it writes or removes (next to the object cache's
 /// invalidation), so a `set` is visible to the next read at once. A key is remembered only
 /// under the exclusive write gate, in the same hold that removed its record (see
 /// ``ModelStore``'s read-through), so a concurrent `set` either lands after the removal and
@@ -18,11 +18,11 @@ final class NotFoundMemory: Sendable {
     private let state = Locked(State())
 
     /// Whether `key` is remembered as not found at `now` (an expired memory is dropped).
-    func contains(_ key: String, now: Double) -> Bool {
+    func contains(_ key: String, in space: KeySpace = .default, now: Double) -> Bool {
         state.withLock { state in
-            // Checked before hashing: on the read-through's hit path the memory is usually empty.
+            // Checked before hashing: on the read-through's miss path the memory is usually empty.
             guard !state.deadlines.isEmpty else { return false }
-            let key = ByteKey(key)
+            let key = ByteKey(key, in: space)
             guard let deadline = state.deadlines[key] else { return false }
             if now < deadline { return true }
             state.deadlines[key] = nil
@@ -30,8 +30,8 @@ final class NotFoundMemory: Sendable {
         }
     }
 
-    func remember(_ key: String, until deadline: Double, now: Double) {
-        let key = ByteKey(key)
+    func remember(_ key: String, in space: KeySpace = .default, until deadline: Double, now: Double) {
+        let key = ByteKey(key, in: space)
         state.withLock { state in
             if state.deadlines.count >= Self.limit, state.deadlines[key] == nil {
                 state.deadlines = state.deadlines.filter { $0.value > now }
@@ -47,30 +47,31 @@ final class NotFoundMemory: Sendable {
 
     /// A write or removal of `key`: forgets it.
     @inline(__always)
-    func forget(_ key: String) {
-        let key = ByteKey(key)
+    func forget(_ key: String, in space: KeySpace = .default) {
+        let key = ByteKey(key, in: space)
         state.withLock { state in
             guard !state.deadlines.isEmpty else { return }
             state.deadlines[key] = nil
         }
     }
 
-    /// A write or removal of several keys (a batch, an import chunk).
-    func forget<Keys: Sequence<String>>(_ keys: Keys) {
+    /// A write or removal of several keys (a batch, an import chunk), each in its own space
+    /// (`spaces` parallels `keys`; nil means all in the default one).
+    func forget(_ keys: [String], spaces: [KeySpace]? = nil) {
         state.withLock { state in
             guard !state.deadlines.isEmpty else { return }
-            for key in keys { state.deadlines[ByteKey(key)] = nil }
+            for (index, key) in keys.enumerated() {
+                state.deadlines[ByteKey(key, in: spaces?[index] ?? .default)] = nil
+            }
         }
     }
 
-    /// A removal of every key that starts with `prefix` (by bytes); the empty prefix forgets all.
-    func forget(prefix: String) {
+    /// A removal of every key of `space` that starts with `prefix` (by bytes).
+    func forget(prefix: String, in space: KeySpace = .default) {
         state.withLock { state in
             guard !state.deadlines.isEmpty else { return }
-            if prefix.isEmpty {
-                state.deadlines.removeAll()
-            } else {
-                state.deadlines = state.deadlines.filter { !$0.key.string.utf8.starts(with: prefix.utf8) }
+            state.deadlines = state.deadlines.filter {
+                !($0.key.prefix == space.prefix && $0.key.string.utf8.starts(with: prefix.utf8))
             }
         }
     }

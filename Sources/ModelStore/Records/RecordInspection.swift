@@ -38,8 +38,12 @@ extension ModelStore {
     ///   parse (damaged, or from an unknown format version).
     @_spi(Inspection)
     public func inspectRecord(forKey key: String) throws -> RecordInspection? {
+        try inspectRecord(forKey: key, space: .default)
+    }
+
+    func inspectRecord(forKey key: String, space: KeySpace) throws -> RecordInspection? {
         let database = try openDatabase()
-        return try withKeyBytes(key) { keyBytes in
+        return try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> RecordInspection? in
                     guard let record else { return nil }
@@ -74,5 +78,16 @@ extension ModelStore {
             offset += length
         }
         return tags
+    }
+}
+
+extension ModelStore.Collection {
+    /// The envelope of this collection's record for `key`, as ``ModelStore/inspectRecord(forKey:)``.
+    ///
+    /// - Throws: As ``ModelStore/inspectRecord(forKey:)``, and ``ModelStoreError/invalidName(name:reason:)``
+    ///   for an invalid collection name.
+    @_spi(Inspection)
+    public func inspectRecord(forKey key: String) throws -> RecordInspection? {
+        try store.inspectRecord(forKey: key, space: space)
     }
 }

@@ -136,7 +136,11 @@ enum DatabaseRepairer {
             try iterator.seekToFirst()
             var records = 0
             var damagedHeaders = 0
-            while let intact = try iterator.withCurrent({ _, value in RecordHeader(parsing: value) != nil }) {
+            // Every collection's records, but no system record (0xFF…): those are not records
+            // of a model and have no record header (see KeySpace).
+            while let intact = try iterator.withCurrent({ key, value -> Bool? in
+                key.first == KeySpace.systemMarker ? nil : RecordHeader(parsing: value) != nil
+            }), let intact {
                 records += 1
                 if !intact { damagedHeaders += 1 }
                 try iterator.next()

@@ -78,17 +78,18 @@ package enum DatabaseTrash {
     // MARK: - In the background, after an open
 
     private static let queue = DispatchQueue(label: "ModelStore.trash", qos: .utility)
-    private static let scheduled = Locked<Set<String>>([])
+    /// Roots with a cleanup queued, by their bytes: an NFC and an NFD spelling are two folders.
+    private static let scheduled = Locked<Set<ByteKey>>([])
 
     /// Finishes pending trash in the root of the database at `path` in the background, once
     /// per root at a time. Failures are logged; the trash stays pending for the next try.
     static func scheduleCleanup(inRootOf path: String, logger: Logger) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let root = String(path[..<slash])
-        let isNew = scheduled.withLock { $0.insert(root).inserted }
+        let isNew = scheduled.withLock { $0.insert(ByteKey(root)).inserted }
         guard isNew else { return }
         queue.async {
-            scheduled.withLock { _ = $0.remove(root) }
+            scheduled.withLock { _ = $0.remove(ByteKey(root)) }
             do {
                 try finishAll(in: root)
             } catch {

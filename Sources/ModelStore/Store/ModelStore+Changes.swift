@@ -1,7 +1,8 @@
 extension ModelStore {
     /// A change to one record, as reported by ``changes(bufferingPolicy:)``.
     ///
-    /// Two changes are equal when their kinds are equal and their keys have the same bytes:
+    /// Two changes are equal when their kinds and collections are equal and their keys (and
+    /// collection names) have the same bytes:
     /// "é" as U+00E9 and as "e" plus U+0301 are equal Swift strings but different records,
     /// so changes to them are different changes.
     public struct Change: Sendable, Hashable {
@@ -21,22 +22,29 @@ extension ModelStore {
         public let key: String
         /// What happened.
         public let kind: Kind
+        /// The name of the collection the record is in (see ``ModelStore/collection(_:)``);
+        /// nil for the default collection (the store itself).
+        public let collection: String?
 
-        /// Creates a change.
-        public init(key: String, kind: Kind) {
+        /// Creates a change to a record of the default collection, or of `collection`.
+        public init(key: String, kind: Kind, collection: String? = nil) {
             self.key = key
             self.kind = kind
+            self.collection = collection
         }
 
-        /// Whether two changes have the same kind and keys with the same bytes.
+        /// Whether two changes have the same kind, and keys and collection names with the
+        /// same bytes.
         public static func == (lhs: Change, rhs: Change) -> Bool {
             lhs.kind == rhs.kind && ByteKey(lhs.key) == ByteKey(rhs.key)
+                && lhs.collection.map { ByteKey($0) } == rhs.collection.map { ByteKey($0) }
         }
 
-        /// Hashes the kind and the key's bytes.
+        /// Hashes the kind, the key's bytes and the collection name's bytes.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(kind)
             hasher.combine(ByteKey(key))
+            hasher.combine(collection.map { ByteKey($0) })
         }
     }
 
@@ -106,17 +114,17 @@ final class ChangeBroadcaster: Sendable {
         return stream
     }
 
-    func publish(_ key: String, _ kind: ModelStore.Change.Kind) {
+    func publish(_ key: String, _ kind: ModelStore.Change.Kind, in space: KeySpace = .default) {
         for continuation in subscribers.withLock({ Array($0.values) }) {
-            continuation.yield(ModelStore.Change(key: key, kind: kind))
+            continuation.yield(ModelStore.Change(key: key, kind: kind, collection: space.collection))
         }
     }
 
-    func publish<Keys: Sequence<String>>(_ keys: Keys, _ kind: ModelStore.Change.Kind) {
+    func publish<Keys: Sequence<String>>(_ keys: Keys, _ kind: ModelStore.Change.Kind, in space: KeySpace = .default) {
         let continuations = subscribers.withLock { Array($0.values) }
         guard !continuations.isEmpty else { return }
         for key in keys {
-            let change = ModelStore.Change(key: key, kind: kind)
+            let change = ModelStore.Change(key: key, kind: kind, collection: space.collection)
             for continuation in continuations { continuation.yield(change) }
         }
     }

@@ -135,11 +135,15 @@ struct ChunkedImporter {
     let total: Int?
     let sync: Bool
     let progress: ((ModelStore.ImportProgress) -> Void)?
+    /// The lifetime stamped on each record: a collection's policy's, or nil (the store's).
+    let lifetime: Double?
     let clock = ContinuousClock()
     let started: ContinuousClock.Instant
     var batch = LevelDBWriteBatch()
     var keys: [String] = []
-    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:metadata:to:buffer:)`).
+    /// Where the records go: the default collection or a named one.
+    let space: KeySpace
+    /// One encoding buffer for every record (see `addRecord(_:forKey:lifetime:metadata:to:buffer:space:)`).
     var recordBuffer: [UInt8] = []
     var written = 0
     var chunks = 0
@@ -148,8 +152,11 @@ struct ChunkedImporter {
     @usableFromInline
     init(
         store: ModelStore, batchSize: Int, total: Int?, sync: Bool?,
-        progress: ((ModelStore.ImportProgress) -> Void)?
+        progress: ((ModelStore.ImportProgress) -> Void)?, collection: String? = nil, lifetime: Double? = nil
     ) throws {
+        self.lifetime = lifetime
+        // The name is checked before anything is read from the input.
+        space = try collection.map { name throws(ModelStoreError) in try KeySpace(collection: name) } ?? .default
         database = try store.openDatabase()
         self.store = store
         self.batchSize = max(1, batchSize)
@@ -168,7 +175,8 @@ struct ChunkedImporter {
             cancelled = true
             return .cancelled
         }
-        try store.addRecord(model, forKey: key, lifetime: nil, to: batch, buffer: &recordBuffer)
+        try store.addRecord(
+            model, forKey: key, lifetime: lifetime, to: batch, buffer: &recordBuffer, space: space)
         keys.append(key)
         return batch.count >= batchSize || batch.byteCount >= 64 << 20 ? .full : .added
     }
@@ -177,7 +185,7 @@ struct ChunkedImporter {
     @usableFromInline
     mutating func commit(isolation: isolated (any Actor)? = #isolation) async throws {
         guard batch.count > 0 else { return }
-        let chunk = Chunk(store: store, database: database, batch: batch, keys: keys, sync: sync)
+        let chunk = Chunk(store: store, database: database, batch: batch, keys: keys, space: space, sync: sync)
         try await offload { try chunk.write() }
         written += batch.count
         chunks += 1
@@ -204,9 +212,11 @@ private struct Chunk: @unchecked Sendable {
     let database: OpenDatabase
     let batch: LevelDBWriteBatch
     let keys: [String]
+    let space: KeySpace
     let sync: Bool
 
     func write() throws {
-        try store.apply(batch, keys: keys, kinds: nil, in: database, sync: sync)
+        let spaces = space.isDefault ? nil : Array(repeating: space, count: keys.count)
+        try store.apply(batch, keys: keys, kinds: nil, spaces: spaces, in: database, sync: sync)
     }
 }

@@ -96,10 +96,12 @@ extension ModelStore {
     /// has usually expired.
     func refresh(
         forKey key: String, expiresAfter lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
-        includingExpired: Bool
+        includingExpired: Bool, space: KeySpace = .default
     ) throws -> Bool {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
-        return try rewriteRecord(forKey: key, metadata: metadata, includingExpired: includingExpired) { header, now in
+        return try rewriteRecord(
+            forKey: key, metadata: metadata, includingExpired: includingExpired, space: space
+        ) { header, now in
             if let lifetime { return (now, now + lifetime) }
             // A lifetime of its own restarts with the same length; a policy lifetime restarts
             // by itself, since it counts from storedAt.
@@ -112,6 +114,7 @@ extension ModelStore {
     /// verbatim. Returns false if there is no live record.
     private func rewriteRecord(
         forKey key: String, metadata: (any Encodable & Sendable)?, includingExpired: Bool = false,
+        space: KeySpace = .default,
         times: (RecordHeader, Double) -> (storedAt: Double, expiresAt: Double?)
     ) throws -> Bool {
         let database = try openDatabase()
@@ -134,8 +137,8 @@ extension ModelStore {
         }
         let buffer = RecordBuffer.take()
         defer { RecordBuffer.putBack(buffer) }
-        defer { database.invalidate(key) }
-        let outcome = try withKeyBytes(key) { keyBytes in
+        defer { database.invalidate(key, in: space) }
+        let outcome = try space.withPhysicalKey(key) { keyBytes in
             // Exclusive: between our read and our write no other writer may store a newer
             // value, which this rewrite would otherwise overwrite with the old model.
             try database.exclusiveWrite { engine -> RewriteOutcome in
@@ -173,7 +176,7 @@ extension ModelStore {
         case .refused(let error):
             throw error
         case .rewritten:
-            if database.changes.isObserved { database.changes.publish(key, .set) }
+            if database.changes.isObserved { database.changes.publish(key, .set, in: space) }
             return true
         }
     }

@@ -46,9 +46,9 @@ extension ModelStore {
             if wasOpen { DatabaseRegistry.shared.release(database) }
         }
 
-        private func queries() throws(ModelStoreError) -> RecordQueries {
+        func queries(in space: KeySpace = .default) throws(ModelStoreError) -> RecordQueries {
             guard let snapshot = state.withLock({ $0 }) else { throw .closed(path: database.path) }
-            return RecordQueries(database: database, snapshot: snapshot, reader: reader)
+            return RecordQueries(database: database, snapshot: snapshot, reader: reader, space: space)
         }
 
         /// The model stored for `key` when the snapshot was taken, or nil if there was none
@@ -70,39 +70,12 @@ extension ModelStore {
         ///
         /// - Throws: As ``ModelStore/object(forKey:)``.
         public func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Entry<Value>? {
-            try ModelStore.validate(key: key)
-            let queries = try queries()
-            let reader = reader
-            let now = reader.now()
-            var keyCopy = key
-            return try keyCopy.withUTF8 { keyBytes in
-                try database.run { engine in
-                    try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: queries.snapshot) {
-                        record -> Entry<Value>? in
-                        guard let record else { return nil }
-                        let header = try reader.header(
-                            record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
-                        guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
-                        return try reader.entry(type, key: key, header: header, record: record)
-                    }
-                }
-            }
+            try queries().entry(type, forKey: key)
         }
 
         /// Whether an unexpired record was stored for `key` when the snapshot was taken.
         public func contains(_ key: String) throws -> Bool {
-            try ModelStore.validate(key: key)
-            let queries = try queries()
-            let now = reader.now()
-            let timeToLive = reader.timeToLive
-            var keyCopy = key
-            return try keyCopy.withUTF8 { keyBytes in
-                try database.run { engine in
-                    try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: queries.snapshot) {
-                        RecordState($0, now: now, timeToLive: timeToLive) == .live
-                    }
-                }
-            }
+            try queries().contains(key)
         }
 
         /// A cursor over the snapshot's live keys. See ``ModelStore/keys(in:reverse:limit:)``.

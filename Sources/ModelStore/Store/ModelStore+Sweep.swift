@@ -6,6 +6,12 @@ extension ModelStore {
     /// ``Configuration/maximumTotalBytes`` is set, the oldest records beyond those limits.
     /// Returns how many records it removed.
     ///
+    /// It sweeps the whole database: the default collection and every named collection
+    /// (``collection(_:)``). Each record is judged by its own deadline (a lifetime given when
+    /// it was written, or stamped by a collection opened with a policy), else by this store's
+    /// policy. The limits are database-wide: they count the records of every collection
+    /// together, and the oldest records go first, whichever collection they are in.
+    ///
     /// ```swift
     /// let removed = try store.removeExpiredObjects()
     /// ```
@@ -21,9 +27,15 @@ extension ModelStore {
     /// - Throws: A write error as ``set(_:forKey:)``; ``ModelStoreError/closed(path:)``.
     @discardableResult
     public func removeExpiredObjects() throws -> Int {
+        try removeExpiredObjects(range: KeySpace.userRecords, enforcingLimits: true)
+    }
+
+    /// Sweeps the physical `range`; the limits only for the database-wide sweep.
+    func removeExpiredObjects(range: KeyRange, enforcingLimits: Bool) throws -> Int {
         let database = try openDatabase()
-        let sweeper = Sweeper(database: database, reader: reader, now: reader.now())
-        let tracksSizes = configuration.maximumRecordCount != nil || configuration.maximumTotalBytes != nil
+        let sweeper = Sweeper(database: database, reader: reader, now: reader.now(), range: range)
+        let tracksSizes = enforcingLimits
+            && (configuration.maximumRecordCount != nil || configuration.maximumTotalBytes != nil)
         var outcome = try sweeper.removeExpired(collectingLiveRecords: tracksSizes)
         if tracksSizes {
             outcome.merge(try sweeper.evictOldest(
@@ -95,6 +107,9 @@ struct Sweeper {
     let database: OpenDatabase
     let reader: RecordReader
     let now: Double
+    /// The physical keys swept: every user record (the default collection and every named
+    /// one, never a system record) for the store's sweep, one collection's for its own.
+    var range: KeyRange = KeySpace.userRecords
 
     /// Removes records whose headers say they are expired at `now`.
     func removeExpired(collectingLiveRecords: Bool) throws -> Outcome {
@@ -151,8 +166,10 @@ struct Sweeper {
         var resumeAfter: [UInt8]? = nil
         let observed = database.changes.isObserved
         let tracksKeys = database.cache != nil || observed
+        let range = range
         while true {
             var removedKeys: [String] = []
+            var removedSpaces: [KeySpace] = []
             let (seen, lastKey) = try database.exclusiveWrite { engine -> (Int, [UInt8]?) in
                 let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
                 let batch = LevelDBWriteBatch()
@@ -162,22 +179,35 @@ struct Sweeper {
                     let onResumeKey = try iterator.withCurrent { key, _ in KeyRange.compare(key, resumeAfter) == 0 }
                     if onResumeKey == true { try iterator.next() }
                 } else {
-                    try iterator.seekToFirst()
+                    try iterator.seek(to: range.lowerBound)
                 }
+                var pastEnd = false
                 let (seen, lastKey) = try iterator.scanForward(limit: Self.chunkSize) { key, record in
+                    if range.isPastEnd(key, reverse: false) {
+                        pastEnd = true
+                        return false
+                    }
                     if shouldRemove(key, record, &outcome) {
                         batch.delete(key: key)
                         outcome.noteRemoved(key)
-                        if tracksKeys { removedKeys.append(String(decoding: key, as: UTF8.self)) }
+                        if tracksKeys, let (space, userKey) = KeySpace.split(key) {
+                            removedKeys.append(userKey)
+                            removedSpaces.append(space)
+                        }
                     }
                     return true
                 }
                 if batch.count > 0 { try engine.write(batch, sync: false) }
-                return (seen, lastKey)
+                return pastEnd ? (0, nil) : (seen, lastKey)  // (0, nil): no next chunk
             }
             if !removedKeys.isEmpty {
-                database.cache?.invalidate(removedKeys)
-                if observed { database.changes.publish(removedKeys, kind) }
+                database.cache?.invalidate(removedKeys, spaces: removedSpaces)
+                if observed {
+                    database.changes.publish(
+                        zip(removedKeys, removedSpaces).map {
+                            ModelStore.Change(key: $0, kind: kind, collection: $1.collection)
+                        })
+                }
             }
             guard seen == Self.chunkSize, let lastKey else { return outcome }
             resumeAfter = lastKey

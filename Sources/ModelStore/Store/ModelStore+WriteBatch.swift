@@ -9,6 +9,9 @@ extension ModelStore {
         let batch = LevelDBWriteBatch()
         private(set) var keys: [String] = []
         private(set) var kinds: [Change.Kind] = []
+        /// The key space of each key, filled only once a key of a named collection is added
+        /// (until then every key is in the default collection and this stays empty).
+        private(set) var spaces: [KeySpace] = []
         /// An invalid key passed to the non-throwing ``removeObject(forKey:)``; reported when
         /// the batch is applied, so nothing is written.
         private var deferredError: ModelStoreError?
@@ -46,22 +49,93 @@ extension ModelStore {
         /// An invalid key makes ``ModelStore/write(sync:_:)`` throw
         /// ``ModelStoreError/invalidKey(key:reason:)`` without writing anything.
         public func removeObject(forKey key: String) {
+            remove(key, space: .default)
+        }
+
+        /// Adds storing `value` under `key` in the collection `collection` (see
+        /// ``ModelStore/collection(_:)``), expiring by the store's policy: a batch knows the
+        /// collection only by name, not the policy a ``ModelStore/Collection`` was opened
+        /// with, so give a lifetime with ``set(_:forKey:in:expiresAfter:)`` if it needs one.
+        ///
+        /// ```swift
+        /// try store.write { batch in
+        ///     try batch.set(user, forKey: "42", in: "users")
+        ///     batch.removeObject(forKey: "7", in: "sessions")
+        /// }
+        /// ```
+        ///
+        /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` for an invalid collection
+        ///   name; otherwise as ``set(_:forKey:)``.
+        public func set<Value: Encodable>(_ value: Value, forKey key: String, in collection: String) throws {
+            try add(value, forKey: key, lifetime: nil, space: KeySpace(collection: collection))
+        }
+
+        /// Adds storing `value` under `key` in the collection `collection` with a lifetime of
+        /// its own.
+        ///
+        /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise
+        ///   as ``set(_:forKey:in:)``.
+        public func set<Value: Encodable>(
+            _ value: Value, forKey key: String, in collection: String, expiresAfter lifetime: TimeInterval
+        ) throws {
+            try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime")
+            try add(value, forKey: key, lifetime: lifetime, space: KeySpace(collection: collection))
+        }
+
+        /// Adds storing `value` under `key` in `collection`, with the collection's policy
+        /// (stamped on the record as its own deadline, as ``Collection/set(_:forKey:)`` does).
+        ///
+        /// ```swift
+        /// let sessions = store.collection("sessions", policy: .highest)
+        /// try store.write { batch in try batch.set(session, forKey: "s1", in: sessions) }
+        /// ```
+        ///
+        /// - Throws: As ``set(_:forKey:in:)``; ``ModelStoreError/invalidPolicy(reason:)`` for
+        ///   a collection opened with an invalid policy.
+        public func set<Value: Encodable>(_ value: Value, forKey key: String, in collection: Collection) throws {
+            try add(value, forKey: key, lifetime: collection.lifetime, space: collection.space)
+        }
+
+        /// Adds removing the record for `key` in the collection `collection`. An invalid key
+        /// or collection name is reported when the batch is written, and nothing is written.
+        public func removeObject(forKey key: String, in collection: String) {
             do {
-                try store.withKeyBytes(key) { batch.delete(key: $0) }
-                keys.append(key)
-                kinds.append(.removed)
+                remove(key, space: try KeySpace(collection: collection))
+            } catch {
+                deferredError = deferredError ?? error
+            }
+        }
+
+        private func remove(_ key: String, space: KeySpace) {
+            do {
+                try space.withPhysicalKey(key) { batch.delete(key: $0) }
+                note(key, .removed, space)
             } catch {
                 deferredError = deferredError ?? (error as? ModelStoreError)
             }
         }
 
         func add<Value: Encodable>(
-            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+            space: KeySpace = .default
         ) throws {
             try store.addRecord(
-                value, forKey: key, lifetime: lifetime, metadata: metadata, to: batch, buffer: &recordBuffer)
+                value, forKey: key, lifetime: lifetime, metadata: metadata, to: batch, buffer: &recordBuffer,
+                space: space)
+            note(key, .set, space)
+        }
+
+        private func note(_ key: String, _ kind: Change.Kind, _ space: KeySpace) {
+            if !space.isDefault && spaces.isEmpty {
+                // The first key of a named collection: the earlier ones were all default.
+                spaces = Array(repeating: .default, count: keys.count)
+                spaces.reserveCapacity(keys.count + 1)
+                spaces.append(space)
+            } else if !spaces.isEmpty {
+                spaces.append(space)
+            }
             keys.append(key)
-            kinds.append(.set)
+            kinds.append(kind)
         }
 
         /// Adds a record with tags and its tag-index entries.
@@ -110,7 +184,9 @@ extension ModelStore {
         let result = try body(batch)
         try batch.validate()
         guard batch.count > 0 else { return result }
-        try apply(batch.batch, keys: batch.keys, kinds: batch.kinds, in: database, sync: sync ?? configuration.syncWrites)
+        try apply(
+            batch.batch, keys: batch.keys, kinds: batch.kinds, spaces: batch.spaces.isEmpty ? nil : batch.spaces,
+            in: database, sync: sync ?? configuration.syncWrites)
         return result
     }
 
@@ -122,20 +198,26 @@ extension ModelStore {
     /// expired one `.expired`, and a key with no record reports nothing. Without an observer
     /// nothing is read.
     func apply(
-        _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, in database: OpenDatabase, sync: Bool
+        _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, spaces: [KeySpace]? = nil,
+        in database: OpenDatabase, sync: Bool
     ) throws {
-        defer { database.invalidate(keys) }
+        defer { database.invalidate(keys, spaces: spaces) }
         guard database.changes.isObserved else {
             try database.write { engine in try engine.write(batch, sync: sync) }
             return
         }
         guard let kinds, kinds.contains(.removed) else {
             try database.write { engine in try engine.write(batch, sync: sync) }
-            database.changes.publish(keys, .set)
+            if let spaces {
+                database.changes.publish(
+                    zip(keys, spaces).map { Change(key: $0, kind: .set, collection: $1.collection) })
+            } else {
+                database.changes.publish(keys, .set)
+            }
             return
         }
         let changes = try database.exclusiveWrite { engine -> [Change] in
-            let changes = try describe(keys: keys, kinds: kinds, engine: engine)
+            let changes = try describe(keys: keys, kinds: kinds, spaces: spaces, engine: engine)
             try engine.write(batch, sync: sync)
             return changes
         }
@@ -144,26 +226,29 @@ extension ModelStore {
 
     /// The changes a batch makes, reading the state of each removed key that the batch did
     /// not touch before; keys are told apart by their bytes.
-    private func describe(keys: [String], kinds: [Change.Kind], engine: LevelDB) throws -> [Change] {
+    private func describe(
+        keys: [String], kinds: [Change.Kind], spaces: [KeySpace]?, engine: LevelDB
+    ) throws -> [Change] {
         let now = reader.now()
         let timeToLive = reader.timeToLive
         var earlier: [ByteKey: RecordState] = [:]  // state after the batch's earlier operations
         var changes: [Change] = []
         changes.reserveCapacity(keys.count)
-        for (key, kind) in zip(keys, kinds) {
-            let byteKey = ByteKey(key)
+        for (index, (key, kind)) in zip(keys, kinds).enumerated() {
+            let space = spaces?[index] ?? .default
+            let byteKey = ByteKey(key, in: space)
             guard kind == .removed else {
                 earlier[byteKey] = .live
-                changes.append(Change(key: key, kind: kind))
+                changes.append(Change(key: key, kind: kind, collection: space.collection))
                 continue
             }
-            let state = try earlier[byteKey] ?? withKeyBytes(key) { keyBytes in
+            let state = try earlier[byteKey] ?? space.withPhysicalKey(key) { keyBytes in
                 try engine.withValue(forKey: keyBytes) { RecordState($0, now: now, timeToLive: timeToLive) }
             }
             earlier[byteKey] = .missing
             switch state {
-            case .live: changes.append(Change(key: key, kind: .removed))
-            case .expired: changes.append(Change(key: key, kind: .expired))
+            case .live: changes.append(Change(key: key, kind: .removed, collection: space.collection))
+            case .expired: changes.append(Change(key: key, kind: .expired, collection: space.collection))
             case .missing: break
             }
         }

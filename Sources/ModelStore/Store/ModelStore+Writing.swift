@@ -34,36 +34,35 @@ extension ModelStore {
     }
 
     func store<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        space: KeySpace = .default
     ) throws {
         let database = try openDatabase()
         // Encoded outside any lock, into the thread's reusable buffer; this also validates the key.
         let record = RecordBuffer.take()
         defer { RecordBuffer.putBack(record) }
-        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, into: &record.bytes)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &record.bytes)
         let sync = configuration.syncWrites
-        defer { database.invalidate(key) }
-        var key = key
-        try key.withUTF8 { keyBytes in
+        defer { database.invalidate(key, in: space) }
+        try space.withPhysicalKey(key) { keyBytes in
             try record.bytes.withUnsafeBytes { recordBytes in
                 try database.write { engine in
-                    try engine.put(key: UnsafeRawBufferPointer(keyBytes), value: recordBytes, sync: sync)
+                    try engine.put(key: keyBytes, value: recordBytes, sync: sync)
                 }
             }
         }
-        if database.changes.isObserved { database.changes.publish(key, .set) }
+        if database.changes.isObserved { database.changes.publish(key, .set, in: space) }
     }
 
     /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write
     /// batches and imports share. The key is validated once, by the encoding.
     func addRecord<Value: Encodable>(
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
-        to batch: LevelDBWriteBatch, buffer: inout [UInt8]
+        to batch: LevelDBWriteBatch, buffer: inout [UInt8], space: KeySpace = .default
     ) throws {
-        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, into: &buffer)
-        var key = key
-        key.withUTF8 { keyBytes in
-            buffer.withUnsafeBytes { batch.put(key: UnsafeRawBufferPointer(keyBytes), value: $0) }
+        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &buffer)
+        try space.withPhysicalKey(key) { keyBytes in
+            buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
         }
     }
 
@@ -73,7 +72,7 @@ extension ModelStore {
     /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
-        tags: [String] = [], into buffer: inout [UInt8]
+        tags: [String] = [], space: KeySpace = .default, into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)
         let storedAt = reader.now()
@@ -101,8 +100,8 @@ extension ModelStore {
         guard buffer.count <= configuration.recordLengthLimit else {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
-        var key = key
-        key.withUTF8 { RecordHeader.seal(&buffer, key: UnsafeRawBufferPointer($0)) }
+        // The checksum covers the key as LevelDB stores it: a collection's prefix included.
+        try space.withPhysicalKey(key) { RecordHeader.seal(&buffer, key: $0) }
     }
 
     // MARK: - Removing
@@ -114,15 +113,19 @@ extension ModelStore {
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; write errors as ``set(_:forKey:)``.
     public func removeObject(forKey key: String) throws {
+        try removeObject(forKey: key, space: .default)
+    }
+
+    func removeObject(forKey key: String, space: KeySpace) throws {
         let database = try openDatabase()
         let sync = configuration.syncWrites
         guard !database.changes.isObserved else {
             // Observed: the batch path reads what each removal removes, for its change.
-            try removeObjects(forKeys: CollectionOfOne(key))
+            try removeObjects(forKeys: CollectionOfOne(key), space: space)
             return
         }
-        defer { database.invalidate(key) }
-        try withKeyBytes(key) { keyBytes in
+        defer { database.invalidate(key, in: space) }
+        try space.withPhysicalKey(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
     }
@@ -140,16 +143,21 @@ extension ModelStore {
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)`` before anything is removed if any
     ///   key is invalid; write errors as ``set(_:forKey:)``.
     public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
+        try removeObjects(forKeys: keys, space: .default)
+    }
+
+    func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys, space: KeySpace) throws {
         let database = try openDatabase()
         let batch = LevelDBWriteBatch()
         var removed: [String] = []
         for key in keys {
-            try withKeyBytes(key) { batch.delete(key: $0) }
+            try space.withPhysicalKey(key) { batch.delete(key: $0) }
             removed.append(key)
         }
         guard batch.count > 0 else { return }
         try apply(
-            batch, keys: removed, kinds: Array(repeating: .removed, count: removed.count), in: database,
+            batch, keys: removed, kinds: Array(repeating: .removed, count: removed.count),
+            spaces: space.isDefault ? nil : Array(repeating: space, count: removed.count), in: database,
             sync: configuration.syncWrites)
     }
 
@@ -171,32 +179,47 @@ extension ModelStore {
     /// - Complexity: O(*n*) in the number of matching records; memory stays bounded.
     @discardableResult
     public func removeObjects(withPrefix prefix: String) throws -> Int {
-        let database = try openDatabase()
-        defer { database.invalidate(prefix: prefix) }
-        return try removeRange(in: database, prefix: Array(prefix.utf8))
+        try removeObjects(withPrefix: prefix, space: .default)
     }
 
-    /// Removes every record and compacts the database so the space is given back to the
-    /// file system. Returns how many live records it removed; expired ones are removed too
-    /// and reported as `.expired`, as by ``removeObjects(withPrefix:)``.
+    func removeObjects(withPrefix prefix: String, space: KeySpace) throws -> Int {
+        let database = try openDatabase()
+        defer { database.invalidate(prefix: prefix, in: space) }
+        return try removeRange(in: database, range: space.physical(.prefix(prefix)), space: space)
+    }
+
+    /// Removes every record of the default collection (the store's own keys) and compacts
+    /// them so the space is given back to the file system. Returns how many live records it
+    /// removed; expired ones are removed too and reported as `.expired`, as by
+    /// ``removeObjects(withPrefix:)``.
+    ///
+    /// Named collections (``collection(_:)``) are left alone: each has its own
+    /// ``Collection/removeAllObjects()``.
     @discardableResult
     public func removeAllObjects() throws -> Int {
+        try removeAllObjects(space: .default)
+    }
+
+    func removeAllObjects(space: KeySpace) throws -> Int {
         let database = try openDatabase()
-        defer { database.invalidate(prefix: "") }
-        let removed = try removeRange(in: database, prefix: [])
-        try database.run { engine in try engine.compact(start: nil, limit: nil) }
+        defer { database.invalidate(prefix: "", in: space) }
+        let range = space.all
+        let removed = try removeRange(in: database, range: range, space: space)
+        try database.run { engine in
+            try engine.compact(start: range.lowerBound.isEmpty ? nil : range.lowerBound, limit: range.upperBound)
+        }
         return removed
     }
 
-    /// Deletes keys starting with `prefix` in atomic chunks, re-seeking after each chunk so
-    /// no iterator stays open across writes. Returns how many of them were live.
-    private func removeRange(in database: OpenDatabase, prefix: [UInt8]) throws -> Int {
+    /// Deletes the keys in the physical `range` of `space` in atomic chunks, re-seeking after
+    /// each chunk so no iterator stays open across writes. Returns how many of them were live.
+    private func removeRange(in database: OpenDatabase, range: KeyRange, space: KeySpace) throws -> Int {
         let chunkSize = 10_000
         let sync = configuration.syncWrites
         let now = reader.now()
         let timeToLive = reader.timeToLive
         var removedLive = 0
-        var resumeKey = prefix
+        var resumeKey = range.lowerBound
         while true {
             let batch = LevelDBWriteBatch()
             var lastKey: [UInt8]? = nil
@@ -208,15 +231,16 @@ extension ModelStore {
                 try iterator.seek(to: resumeKey)
                 while batch.count < chunkSize {
                     let more = try iterator.withCurrent { key, record -> Bool in
-                        guard key.starts(with: prefix) else { return false }
+                        guard range.contains(key) else { return false }
                         batch.delete(key: key)
                         lastKey = Array(key)
                         // A damaged header counts as live, as in count(in:).
                         let expired = RecordState(record, now: now, timeToLive: timeToLive) == .expired
                         if !expired { live += 1 }
                         if observed {
-                            let keyString = String(decoding: key, as: UTF8.self)
-                            changes.append(Change(key: keyString, kind: expired ? .expired : .removed))
+                            let keyString = space.key(fromPhysical: key)
+                            changes.append(
+                                Change(key: keyString, kind: expired ? .expired : .removed, collection: space.collection))
                         }
                         return true
                     }

@@ -17,6 +17,10 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// The database name is not allowed (empty, `.`, `..`, contains `/`, `\`, NUL or control
     /// characters, is longer than 200 UTF-8 bytes, or starts with a prefix ModelStore reserves
     /// for its own folders: `.modelstore-new-`, `.modelstore-trash-`). Nothing was created on disk.
+    ///
+    /// Also thrown for a collection name (``ModelStore/collection(_:)``) that is not 1 to 255
+    /// UTF-8 bytes without NUL; its reason then starts with "the collection name", and its
+    /// description speaks of a collection. Nothing was written.
     case invalidName(name: String, reason: String)
 
     /// The key is not allowed (empty, or longer than ``ModelStore/maximumKeyLength`` bytes).
@@ -47,6 +51,11 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// The root directory (``ModelStore/Configuration/directory``), or a folder on its path, is a
     /// file or something else that is not a directory. `path` names it; it is left untouched.
     case notADirectory(path: String)
+
+    /// The root directory is itself a ModelStore database (it holds the `.modelstore` marker),
+    /// so databases created in it would live inside another database's folder and go with it
+    /// when that one is deleted. It is left untouched; choose another directory.
+    case rootIsADatabase(path: String)
 
     /// An earlier write failed (for example on a full disk), so this store refuses further
     /// writes until it is reopened; reads keep working. `message` is the first failure's.
@@ -89,6 +98,9 @@ extension ModelStoreError: CustomStringConvertible {
     /// A sentence saying what went wrong and what to do about it.
     public var description: String {
         switch self {
+        case let .invalidName(name, reason) where reason.hasPrefix(KeySpace.nameReasonPrefix):
+            return "Invalid collection name \(Self.abbreviated(name)): \(Self.clause(reason)). Use 1 to "
+                + "\(KeySpace.maximumNameLength) UTF-8 bytes without NUL"
         case let .invalidName(name, reason):
             return "Invalid database name \(name.debugDescription): \(Self.clause(reason)). Use 1 to 200 UTF-8 "
                 + "bytes without slashes, backslashes, NUL or control characters, that is not a single or double "
@@ -117,6 +129,10 @@ extension ModelStoreError: CustomStringConvertible {
         case let .notADirectory(path):
             return "\(path) is a file, not a directory, so it cannot hold databases; it is left untouched. Set "
                 + "ModelStore.Configuration.directory to a directory (a missing one is created), or move the file away."
+        case let .rootIsADatabase(path):
+            return "\(path) is itself a ModelStore database, so it cannot hold other databases; it is left "
+                + "untouched. Set ModelStore.Configuration.directory to another directory, or move that database "
+                + "away (for example out of the way of a default directory named like it)."
         case let .writesDisabled(path, message):
             return "Writes to the database at \(path) are disabled after an earlier write failed "
                 + "(\(Self.clause(message))). Free disk space or fix the I/O problem, then reopen the store."

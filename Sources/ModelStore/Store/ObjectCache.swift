@@ -51,8 +51,8 @@ final class ObjectCache: @unchecked Sendable {
         lock.withLock { generation }
     }
 
-    func lookup(_ key: String) -> Item? {
-        let key = ByteKey(key)
+    func lookup(_ key: String, in space: KeySpace = .default) -> Item? {
+        let key = ByteKey(key, in: space)
         return lock.withLock {
             guard let slot = index[key] else { return nil }
             moveToNewest(slot)
@@ -61,8 +61,8 @@ final class ObjectCache: @unchecked Sendable {
     }
 
     /// Inserts a decoded value unless a write happened after `generation` was read.
-    func insert(_ key: String, _ item: Item, ifGeneration expected: UInt64) {
-        let key = ByteKey(key)
+    func insert(_ key: String, in space: KeySpace = .default, _ item: Item, ifGeneration expected: UInt64) {
+        let key = ByteKey(key, in: space)
         lock.withLock {
             guard generation == expected else { return }
             if let slot = index[key] {
@@ -89,27 +89,40 @@ final class ObjectCache: @unchecked Sendable {
         }
     }
 
-    func invalidate(_ key: String) {
-        let key = ByteKey(key)
+    func invalidate(_ key: String, in space: KeySpace = .default) {
+        let key = ByteKey(key, in: space)
         lock.withLock {
             generation &+= 1
             if let slot = index[key] { remove(slot: slot) }
         }
     }
 
-    func invalidate<Keys: Sequence<String>>(_ keys: Keys) {
+    func invalidate<Keys: Sequence<String>>(_ keys: Keys, in space: KeySpace = .default) {
         lock.withLock {
             generation &+= 1
             for key in keys {
-                if let slot = index[ByteKey(key)] { remove(slot: slot) }
+                if let slot = index[ByteKey(key, in: space)] { remove(slot: slot) }
             }
         }
     }
 
-    func invalidate(prefix: String) {
+    /// Invalidates keys each in its own space (a batch across collections); `spaces` nil
+    /// means all in the default one.
+    func invalidate(_ keys: [String], spaces: [KeySpace]?) {
+        guard let spaces else { return invalidate(keys) }
         lock.withLock {
             generation &+= 1
-            for (key, slot) in index where key.string.utf8.starts(with: prefix.utf8) {
+            for (key, space) in zip(keys, spaces) {
+                if let slot = index[ByteKey(key, in: space)] { remove(slot: slot) }
+            }
+        }
+    }
+
+    /// Invalidates the keys starting with `prefix` in `space` only.
+    func invalidate(prefix: String, in space: KeySpace = .default) {
+        lock.withLock {
+            generation &+= 1
+            for (key, slot) in index where key.prefix == space.prefix && key.string.utf8.starts(with: prefix.utf8) {
                 remove(slot: slot)
             }
         }

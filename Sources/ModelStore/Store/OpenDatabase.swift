@@ -97,21 +97,22 @@ final class OpenDatabase: @unchecked Sendable {
     /// Forgets what in-memory structures know about `key` after a write or removal of it:
     /// the decoded model and a remembered read-through "not found".
     @inline(__always)
-    func invalidate(_ key: String) {
-        cache?.invalidate(key)
-        notFound.forget(key)
+    func invalidate(_ key: String, in space: KeySpace = .default) {
+        cache?.invalidate(key, in: space)
+        notFound.forget(key, in: space)
     }
 
-    /// ``invalidate(_:)`` for several keys.
-    func invalidate(_ keys: [String]) {
-        cache?.invalidate(keys)
-        notFound.forget(keys)
+    /// ``invalidate(_:in:)`` for several keys, each in its own space (`spaces` parallels
+    /// `keys`; nil means all in the default one).
+    func invalidate(_ keys: [String], spaces: [KeySpace]? = nil) {
+        cache?.invalidate(keys, spaces: spaces)
+        notFound.forget(keys, spaces: spaces)
     }
 
-    /// ``invalidate(_:)`` for every key that starts with `prefix`; the empty prefix means all.
-    func invalidate(prefix: String) {
-        if prefix.isEmpty { cache?.removeAll() } else { cache?.invalidate(prefix: prefix) }
-        notFound.forget(prefix: prefix)
+    /// ``invalidate(_:in:)`` for every key of `space` that starts with `prefix`.
+    func invalidate(prefix: String, in space: KeySpace = .default) {
+        cache?.invalidate(prefix: prefix, in: space)
+        notFound.forget(prefix: prefix, in: space)
     }
 
     /// Runs compactions that sweeps request, one at a time, off the callers' threads.

@@ -1,16 +1,21 @@
 /// Enumeration, counting and batch reads, shared by ``ModelStore`` (reading the live
-/// database) and ``ModelStore/Snapshot`` (reading a fixed view).
+/// database) and ``ModelStore/Snapshot`` (reading a fixed view), for one key space (the
+/// default collection or a named one): every range is mapped into the space's physical range,
+/// every key returned has the space's prefix taken off.
 struct RecordQueries {
     let database: OpenDatabase
     let snapshot: LevelDBSnapshot?
     let reader: RecordReader
+    var space: KeySpace = .default
 
     func keys(in range: KeyRange, reverse: Bool, limit: Int?) throws -> Cursor<String> {
         let now = reader.now()
         let timeToLive = reader.timeToLive
-        return try Cursor(database: database, snapshot: snapshot, range: range, reverse: reverse, limit: limit) {
-            key, record in
-            RecordState(record, now: now, timeToLive: timeToLive) == .live ? String(decoding: key, as: UTF8.self) : nil
+        let space = space
+        return try Cursor(
+            database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
+        ) { key, record in
+            RecordState(record, now: now, timeToLive: timeToLive) == .live ? space.key(fromPhysical: key) : nil
         }
     }
 
@@ -19,9 +24,11 @@ struct RecordQueries {
     ) throws -> Cursor<ModelStore.Entry<Value>> {
         let now = reader.now()
         let reader = reader
-        return try Cursor(database: database, snapshot: snapshot, range: range, reverse: reverse, limit: limit) {
-            keyBytes, record in
-            let key = String(decoding: keyBytes, as: UTF8.self)
+        let space = space
+        return try Cursor(
+            database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
+        ) { keyBytes, record in
+            let key = space.key(fromPhysical: keyBytes)
             let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
             return try reader.entry(type, key: key, header: header, record: record)
@@ -32,7 +39,9 @@ struct RecordQueries {
     func count(in range: KeyRange) throws -> Int {
         let now = reader.now()
         let timeToLive = reader.timeToLive
-        let cursor = try Cursor(database: database, snapshot: snapshot, range: range, reverse: false, limit: nil) {
+        let cursor = try Cursor(
+            database: database, snapshot: snapshot, range: space.physical(range), reverse: false, limit: nil
+        ) {
             _, record in RecordState(record, now: now, timeToLive: timeToLive) == .live ? () : nil
         }
         var count = 0
@@ -51,11 +60,9 @@ struct RecordQueries {
         var result: [ModelStore.Entry<Value>] = []
         result.reserveCapacity(keys.underestimatedCount)
         for key in keys {
-            try ModelStore.validate(key: key)
-            var keyCopy = key
-            let entry = try keyCopy.withUTF8 { keyBytes in
+            let entry = try space.withPhysicalKey(key) { keyBytes in
                 try database.run { engine in
-                    try engine.withValue(forKey: UnsafeRawBufferPointer(keyBytes), snapshot: view) {
+                    try engine.withValue(forKey: keyBytes, snapshot: view) {
                         record -> ModelStore.Entry<Value>? in
                         guard let record else { return nil }
                         let header = try reader.header(
@@ -68,6 +75,36 @@ struct RecordQueries {
             if let entry { result.append(entry) }
         }
         return result
+    }
+
+    /// The live record for `key` in the view, without touching the object cache or purging
+    /// (a snapshot's reads).
+    func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>? {
+        let reader = reader
+        let now = reader.now()
+        return try space.withPhysicalKey(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record -> ModelStore.Entry<Value>? in
+                    guard let record else { return nil }
+                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
+                    guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
+                    return try reader.entry(type, key: key, header: header, record: record)
+                }
+            }
+        }
+    }
+
+    /// Whether the view holds a live record for `key`, judged from its header.
+    func contains(_ key: String) throws -> Bool {
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        return try space.withPhysicalKey(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes, snapshot: snapshot) {
+                    RecordState($0, now: now, timeToLive: timeToLive) == .live
+                }
+            }
+        }
     }
 
     /// ``entries(_:forKeys:)`` as a dictionary. Swift's `String` keys are equal when they are

@@ -85,6 +85,14 @@ enum StoreDirectory {
             throw .io(path: path, message: "cannot read the root directory: \(lastErrorMessage())")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(path: resolved) }
+        // A root inside which ModelStore's marker sits is a database folder: databases made in it
+        // would be deleted with it (this happens when an older version's shared default
+        // directory held a database named like the program, now the program's own root).
+        var marker = stat()
+        // (A database may itself be named ".modelstore": its folder is not a marker.)
+        if lstat(resolved + "/" + markerName, &marker) == 0, marker.st_mode & S_IFMT == S_IFREG {
+            throw .rootIsADatabase(path: resolved)
+        }
         return resolved
     }
 

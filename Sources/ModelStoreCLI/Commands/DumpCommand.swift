@@ -30,40 +30,43 @@ struct DumpCommand: ParsableCommand {
         transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 
+    @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
 
     func run() throws {
         let store = try root.inspector.unchanged(name, policy: policy.policy)
         defer { try? store.close() }
         let range = prefix.map(KeyRange.prefix) ?? .all
+        let scope = collection.scope(in: store)
         // The records go to standard output, so progress is only drawn when they are going
         // somewhere else (a file, a pipe) and a person is watching standard error.
         let showsProgress = !Terminal.stdoutIsTerminal && Terminal.stderrIsTerminal
-        let total = showsProgress ? try store.count(in: range) : nil  // a header-only pass, for the bar
+        let total = showsProgress ? try scope.count(in: range) : nil  // a header-only pass, for the bar
         let progress = Progress("Dumping \(name)", total: total, unit: "records", enabled: showsProgress)
         defer { progress.finish() }
 
         // Keys first, then each record: a record that fails its checksum is reported by its
         // key on a line of its own, and the dump goes on.
-        let cursor = try store.keys(in: range)
+        let cursor = try scope.keys(in: range, reverse: false, limit: nil)
         let encoder = JSONOutput.compactEncoder()
         let out = StandardOutput()
         let now = Date()
         var written = 0
         var undecodable = 0
-        let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
+        let raw = RawRecordReader(
+            inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
         while let key = try cursor.next() {
             do {
-                try store.requireIntactRecord(forKey: key)
-                if var report = try store.entry(InspectedValue.self, forKey: key).map({ RecordReport($0, now: now) }) {
-                    report.envelope = store.envelopeReport(forKey: key)
+                try scope.requireIntactRecord(forKey: key)
+                if var report = try scope.entry(InspectedValue.self, forKey: key).map({ RecordReport($0, now: now) }) {
+                    report.envelope = scope.envelopeReport(forKey: key)
                     out.line(bytes: try encoder.encode(report))
                 }
             } catch ModelStoreError.decodingFailed(let key, _, let message) {
                 if let (entry, codec) = try raw.entry(forKey: key),
                     var report = RecordReport(entry, codec: codec, now: now)
                 {
-                    report.envelope = store.envelopeReport(forKey: key)
+                    report.envelope = scope.envelopeReport(forKey: key)
                     out.line(bytes: try encoder.encode(report))
                 } else {
                     undecodable += 1

@@ -31,25 +31,28 @@ struct GetCommand: ParsableCommand {
         transform: PolicyArgument.parse)
     var policy = PolicyArgument(.never)
 
+    @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
 
     func run() throws {
         let store = try root.inspector.unchanged(name, policy: policy.policy)
         defer { try? store.close() }
-        try store.requireIntactRecord(forKey: key)
+        let scope = collection.scope(in: store)
+        try scope.requireIntactRecord(forKey: key)
         guard var report = try read(from: store) else {
             throw CommandFailure(
                 status: .notFound,
-                message: "no record with key \(key.debugDescription) in database \(name.debugDescription). "
-                    + "Run `modelstore keys \(name)\(root.suggestionSuffix)` to see the keys.")
+                message: "no record with key \(key.debugDescription) in \(place). "
+                    + "Run `modelstore keys \(name)\(collectionSuffix)\(root.suggestionSuffix)` to see the keys.")
         }
-        report.envelope = store.envelopeReport(forKey: key)
+        report.envelope = scope.envelopeReport(forKey: key)
         if output.json {
             print(try JSONOutput.pretty(report))
             return
         }
         print("key          \(report.key)")
+        if let name = collection.collection { print("collection   \(name)") }
         print("codec        \(report.codec)")
         print("shown as     \(report.shownAs.explanation)")
         print("stored at    \(Format.date(report.storedAt))")
@@ -78,11 +81,24 @@ struct GetCommand: ParsableCommand {
     }
 
     /// The record as JSON, or as raw bytes when its codec is not one the tool can decode.
+    /// Where the key was looked for, for the not-found message.
+    private var place: String {
+        let database = "database \(name.debugDescription)"
+        return collection.collection.map { "collection \($0.debugDescription) of \(database)" } ?? database
+    }
+
+    private var collectionSuffix: String {
+        collection.collection.map { " --collection \($0.debugDescription)" } ?? ""
+    }
+
     private func read(from store: ModelStore) throws -> RecordReport? {
         do {
-            return try store.entry(InspectedValue.self, forKey: key).map { RecordReport($0, now: Date()) }
+            return try collection.scope(in: store).entry(InspectedValue.self, forKey: key).map {
+                RecordReport($0, now: Date())
+            }
         } catch ModelStoreError.decodingFailed(_, _, let message) {
-            let raw = RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy)
+            let raw = RawRecordReader(
+                inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
             guard let (entry, codec) = try raw.entry(forKey: key),
                 let report = RecordReport(entry, codec: codec, now: Date())
             else {

@@ -31,6 +31,7 @@ struct KeysCommand: ParsableCommand {
         transform: PolicyArgument.parse)
     var policy: PolicyArgument?
 
+    @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
 
@@ -43,7 +44,7 @@ struct KeysCommand: ParsableCommand {
         let store = try policy.map { try inspector.current(name, policy: $0.policy) } ?? inspector.unchanged(name)
         defer { try? store.close() }
         let range = prefix.map(KeyRange.prefix) ?? .all
-        let cursor = try store.keys(in: range, reverse: reverse, limit: limit)
+        let cursor = try collection.scope(in: store).keys(in: range, reverse: reverse, limit: limit)
         let out = StandardOutput()
         if output.json {
             try writeJSONArray(cursor, to: out)

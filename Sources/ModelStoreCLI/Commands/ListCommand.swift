@@ -76,7 +76,7 @@ struct ListCommand: ParsableCommand {
         do {
             let store = try Inspector(root: storeRoot).unchanged(name)
             defer { try? store.close() }
-            return Row(name: name, records: try store.count(), bytesOnDisk: bytes, status: "ok", error: nil)
+            return Row(name: name, records: try store.countEveryCollection(), bytesOnDisk: bytes, status: "ok", error: nil)
         } catch let error as ModelStoreError {
             if case .locked = error {
                 return Row(name: name, records: nil, bytesOnDisk: bytes, status: "locked", error: error.description)

@@ -11,7 +11,7 @@ struct ModelStoreCommand: ParsableCommand {
             4 database in use by another process.
             """,
         subcommands: [
-            ListCommand.self, StatsCommand.self, KeysCommand.self, GetCommand.self, DumpCommand.self,
+            ListCommand.self, StatsCommand.self, KeysCommand.self, CollectionsCommand.self, GetCommand.self, DumpCommand.self,
             SweepCommand.self, CompactCommand.self, RepairCommand.self, DeleteCommand.self, DeleteAllCommand.self,
         ])
 }

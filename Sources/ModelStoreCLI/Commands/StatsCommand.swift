@@ -24,6 +24,7 @@ struct StatsCommand: ParsableCommand {
     /// does not record the policy its program opens it with, so the tool cannot know it).
     private var assumedPolicy: UpdatePolicy { policy?.policy ?? .never }
 
+    @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
 
@@ -45,6 +46,8 @@ struct StatsCommand: ParsableCommand {
         }
 
         let name: String
+        /// The collection counted (--collection), or nil for the database's own keys.
+        let collection: String?
         let path: String
         /// The policy `records.expired` was counted under.
         let policy: String
@@ -62,11 +65,12 @@ struct StatsCommand: ParsableCommand {
         let current = try inspector.current(name, policy: assumedPolicy)
         defer { try? current.close() }
 
-        let total = try everything.count()
-        let live = try current.count()
+        let total = try collection.scope(in: everything).count(in: .all)
+        let live = try collection.scope(in: current).count(in: .all)
         let usage = root.storeRoot.diskUsage(of: name)
         let report = Report(
             name: name,
+            collection: collection.collection,
             path: everything.url.path,
             policy: assumedPolicy.description,
             policyIsDefault: policy == nil,
@@ -83,6 +87,9 @@ struct StatsCommand: ParsableCommand {
     private func printText(_ report: Report) {
         print("database     \(report.name)")
         print("path         \(report.path)")
+        if let name = report.collection {
+            print("collection   \(name)  (records counted in it; sizes and statistics are the database's)")
+        }
         print("records      \(report.records.total)")
         print("  live       \(report.records.live)")
         let assumption = report.policyIsDefault ? ", assumed: no --policy given" : ""

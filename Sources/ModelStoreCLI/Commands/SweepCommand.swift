@@ -25,7 +25,7 @@ struct SweepCommand: ParsableCommand {
         let started = ContinuousClock.now
         let removed = try Progress.spinning("Sweeping \(name)") { try store.removeExpiredObjects() }
         let elapsed = ContinuousClock.now - started
-        let remaining = try store.count()
+        let remaining = try store.countEveryCollection()
         print(
             "Removed \(Format.count(removed, "expired record")) from \(name) in \(Format.seconds(elapsed)); "
                 + "\(Format.count(remaining, "record")) remain (policy \(policy.policy)).")

@@ -57,7 +57,7 @@ struct EnvelopeReport {
     }
 }
 
-extension ModelStore {
+extension RecordScope {
     /// The envelope of the record for `key`, or nil if it is gone or does not parse (the
     /// record's own read reports that).
     func envelopeReport(forKey key: String) -> EnvelopeReport? {

@@ -64,6 +64,8 @@ final class RawRecordReader {
     private let inspector: Inspector
     private let name: String
     private let policy: UpdatePolicy
+    /// The collection the keys are in; nil for the database's own keys.
+    private let collection: String?
     private var stores: [UInt8: ModelStore] = [:]
     private var seen: [UInt8] = []
 
@@ -75,8 +77,9 @@ final class RawRecordReader {
         [ModelCodecIdentifier.propertyList.rawValue, ModelCodecIdentifier.binary.rawValue] + Array(128...255)
         + [0] + Array(4...127) + [ModelCodecIdentifier.json.rawValue]
 
-    init(inspector: Inspector, name: String, policy: UpdatePolicy) {
+    init(inspector: Inspector, name: String, policy: UpdatePolicy, collection: String? = nil) {
         self.inspector = inspector
+        self.collection = collection
         self.name = name
         self.policy = policy
     }
@@ -91,7 +94,8 @@ final class RawRecordReader {
         for identifier in seen + Self.candidates.filter({ !seen.contains($0) }) {
             let store = try self.store(for: identifier)
             do {
-                guard let entry = try store.entry(RawPayload.self, forKey: key) else { return nil }
+                let scope: any RecordScope = collection.map { store.collection($0) } ?? store
+                guard let entry = try scope.entry(RawPayload.self, forKey: key) else { return nil }
                 if !seen.contains(identifier) { seen.append(identifier) }
                 return (entry, ModelCodecIdentifier(rawValue: identifier))
             } catch ModelStoreError.decodingFailed {

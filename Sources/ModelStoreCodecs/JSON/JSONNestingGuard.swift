@@ -1,3 +1,5 @@
+import Foundation
+
 /// Checks a document's nesting before its bytes reach Foundation's `JSONDecoder`.
 ///
 /// Foundation's parser recurses once per array or object and gives up after 512 levels, but documents cut at that
@@ -8,7 +10,8 @@
 ///
 /// The check is one pass over the bytes with no recursion and no allocation. It counts `[` and `{` outside strings
 /// (and, for JSON5, outside single-quoted strings and comments), so it never counts fewer levels than a parser
-/// would see; a document it rejects is one Foundation would reject (or crash on) as well.
+/// would see; a document it rejects is one Foundation would reject (or crash on) as well. A document that may be
+/// UTF-16 or UTF-32 is counted again in UTF-8, the text Foundation parses.
 enum JSONNestingGuard {
     /// Foundation's limit: a 513th nested container is an error.
     static let maximumDepth = JSONScanner.maximumDepth
@@ -21,6 +24,26 @@ enum JSONNestingGuard {
         if let offset = firstTooDeepOffset(bytes, allowsJSON5: allowsJSON5) {
             throw tooDeep(at: offset)
         }
+        // Foundation reads UTF-16 and UTF-32 documents by converting them to UTF-8 first. Counted in their own
+        // bytes, a character such as U+2200 (`00 22` in UTF-16LE) looks like a quote and hides every bracket after
+        // it, so such a document is also checked as the UTF-8 text of each wide encoding it could be in.
+        guard mayBeWide(bytes) else { return }
+        for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf32LittleEndian, .utf32BigEndian] {
+            guard var text = String(bytes: bytes, encoding: encoding) else { continue }
+            // Offsets in the converted text are not the document's, so the error names the start.
+            if text.withUTF8({ firstTooDeepOffset(UnsafeRawBufferPointer($0), allowsJSON5: allowsJSON5) }) != nil {
+                throw tooDeep(at: 0)
+            }
+        }
+    }
+
+    /// Whether Foundation might read `bytes` as UTF-16 or UTF-32: they start with a byte-order mark for one, or
+    /// have a NUL among their first four bytes (which UTF-8 JSON never has: it starts with ASCII, and a raw NUL is
+    /// invalid anywhere in it).
+    private static func mayBeWide(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 2 else { return false }
+        if (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) { return true }
+        return bytes.prefix(4).contains(0)
     }
 
     /// The error for a document the codec will not hand to any parser.

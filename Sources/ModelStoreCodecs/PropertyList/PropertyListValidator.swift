@@ -16,7 +16,8 @@ package import Foundation
 ///   than ``maximumDepth`` and more than ``maximumVisitsPerByte`` object visits per input byte (shared
 ///   subtrees can otherwise multiply the work exponentially).
 /// - XML: one pass over the markup that counts element nesting, skipping comments, processing instructions,
-///   CDATA sections, the document type declaration and quoted attribute values.
+///   CDATA sections and the document type declaration, each ending where Foundation's scanner ends it (a tag at
+///   its first `>`, even inside quotes).
 ///
 /// Anything else (the old OpenStep text format, UTF-16 XML, ...) is rejected, because its work cannot be bounded
 /// the same way. ``PropertyListModelCodec`` writes the binary format only.

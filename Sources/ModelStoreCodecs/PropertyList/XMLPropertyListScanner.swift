@@ -1,9 +1,9 @@
 /// The XML half of ``PropertyListValidator``: one pass over the markup that counts how deep elements nest.
 ///
 /// It is not an XML parser and does not check the property list's vocabulary; Foundation does that. It only needs
-/// to see every element open and close as Foundation's parser will, so it skips whatever cannot hold markup
-/// (comments, processing instructions, CDATA sections, the document type declaration, quoted attribute values) and
-/// rejects markup that never ends.
+/// to see every element open and close as Foundation's parser will, so it skips what Foundation skips (comments,
+/// processing instructions, CDATA sections, the document type declaration) exactly as far as Foundation does: a
+/// tag or declaration ends at its first `>`, quotes or not. It rejects markup that never ends.
 enum XMLPropertyListScanner {
     /// Element nesting allowed: the `<plist>` root and a scalar element (`<string>`, `<key>`, ...) around
     /// ``PropertyListValidator/maximumDepth`` arrays and dictionaries.
@@ -87,47 +87,23 @@ enum XMLPropertyListScanner {
         throw PropertyListProblem("markup that is never closed", at: offset)
     }
 
-    /// The offset after a tag's `>`, skipping quoted attribute values, and whether it ended with `/>`.
+    /// The offset after a tag's first `>`, and whether it ended with `/>`.
+    ///
+    /// Quotes are not skipped: Foundation's scanner ends a tag at its first `>`, attribute values or not, so a quote
+    /// skipped here would hide from this check the elements that Foundation then parses.
     private static func endOfTag(
         in bytes: UnsafeRawBufferPointer,
         after offset: Int
     ) throws -> (next: Int, selfClosing: Bool) {
-        var position = offset
-        var quote: UInt8?
-        while position < bytes.count {
-            let byte = bytes[position]
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if byte == UInt8(ascii: ">") {
-                return (position + 1, position > offset && bytes[position - 1] == UInt8(ascii: "/"))
-            }
-            position += 1
-        }
-        throw PropertyListProblem("a tag that is never closed", at: offset)
+        let next = try end(of: ">", in: bytes, after: offset)
+        return (next, next - 2 >= offset && bytes[next - 2] == UInt8(ascii: "/"))
     }
 
-    /// The offset after a `<!DOCTYPE ...>` declaration, whose internal subset (`[ ... ]`) may itself hold `>`.
+    /// The offset after a `<!DOCTYPE ...>` declaration's first `>`.
+    ///
+    /// As in ``endOfTag(in:after:)``, neither quotes nor an internal subset (`[ ... ]`, which Foundation rejects)
+    /// are skipped: Foundation ends the declaration at its first `>`.
     private static func endOfDeclaration(in bytes: UnsafeRawBufferPointer, after offset: Int) throws -> Int {
-        var position = offset
-        var subset = false
-        var quote: UInt8?
-        while position < bytes.count {
-            let byte = bytes[position]
-            if let open = quote {
-                if byte == open { quote = nil }
-            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                quote = byte
-            } else if byte == UInt8(ascii: "[") {
-                subset = true
-            } else if byte == UInt8(ascii: "]") {
-                subset = false
-            } else if byte == UInt8(ascii: ">"), !subset {
-                return position + 1
-            }
-            position += 1
-        }
-        throw PropertyListProblem("a declaration that is never closed", at: offset)
+        try end(of: ">", in: bytes, after: offset)
     }
 }

@@ -56,6 +56,30 @@ extension JSONCodecTests {
             }
         }
 
+        /// Foundation converts UTF-16 and UTF-32 documents to UTF-8 before parsing. In their own bytes a character
+        /// like U+2200 (`00 22` in UTF-16LE) looks like a quote, so a byte count sees the brackets after it as text.
+        @Test func wideEncodingsCannotHideNestingFromTheCheck() {
+            let document = "[\"\u{2200}\"," + String(repeating: "[", count: 512)
+            let encodings: [String.Encoding] = [.utf16LittleEndian, .utf16BigEndian, .utf32LittleEndian, .utf32BigEndian]
+            for encoding in encodings {
+                let data = document.data(using: encoding)!
+                #expect(performing: { try data.withUnsafeBytes { try JSONNestingGuard.check($0, allowsJSON5: false) } },
+                        throws: Self.isDataCorrupted)
+            }
+        }
+
+        /// The wide-encoding check rejects only what is too deep: Foundation still reads UTF-16 and UTF-32 records.
+        @Test func wideDocumentsWithinTheLimitStillDecodeThroughFoundation() throws {
+            let codec = JSONModelCodec(decoding: .foundation)
+            let document = "[\"\u{2200}\"," + String(repeating: "[", count: 500) + String(repeating: "]", count: 501)
+            for encoding in [String.Encoding.utf16LittleEndian, .utf32BigEndian] {
+                #expect(throws: Never.self) { try codec.decode(JSONValue.self, from: document.data(using: encoding)!) }
+            }
+            let tooDeep = "[\"\u{2200}\"," + String(repeating: "[", count: 512)
+            #expect(performing: { try codec.decode(JSONValue.self, from: tooDeep.data(using: .utf16LittleEndian)!) },
+                    throws: Self.isDataCorrupted)
+        }
+
         @Test func documentsAtTheLimitDecodeAsFoundationDoes() {
             let document = String(repeating: "[", count: 512) + "1" + String(repeating: "]", count: 512)
             expectSameAsFoundation(JSONValue.self, json: document)

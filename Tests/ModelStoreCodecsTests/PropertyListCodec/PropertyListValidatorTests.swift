@@ -152,6 +152,22 @@ struct PropertyListValidatorTests {
         #expect(try Self.codec.decode(Model.self, from: xml.encode(model)) == model)
     }
 
+    /// Foundation's XML plist scanner ends a `<!DOCTYPE` and a tag at the first `>`, quotes or not; a validator that
+    /// skipped quoted text there would not see the arrays Foundation then parses.
+    @Test func quotesInADeclarationOrATagDoNotHideNestedArraysFromTheCheck() {
+        // 1,000 levels: past the limit, yet few enough that Foundation parses them rather than crashing the test.
+        let arrays = String(repeating: "<array>", count: 1000) + String(repeating: "</array>", count: 1000)
+        let hiding = [
+            #"<?xml version="1.0"?><!DOCTYPE plist "><plist>"# + arrays + #"</plist><!-- "> -->"#,
+            #"<plist version="1.0>"# + arrays + #"</plist><!-- " -->"#,
+            #"<plist version='1.0>"# + arrays + #"</plist><!-- ' -->"#,
+        ]
+        for text in hiding {
+            #expect(performing: { try Self.codec.decode(Nest.self, from: Data(text.utf8)) },
+                    throws: Self.isDataCorrupted)
+        }
+    }
+
     @Test func otherFormatsThrowDataCorrupted() {
         for text in ["(1, 2)", "{ a = 1; }", "", "bplist", "<plist><array>"] {
             #expect(performing: { try Self.codec.decode([Int].self, from: Data(text.utf8)) },

@@ -21,6 +21,10 @@ import Foundation
 ///
 /// compares a hit through the read-through call with a plain read, with metrics off and on
 /// (see ``runReadThroughExperiment(rounds:directory:)``).
+///     modelstore-bench collections [--records 5000] [--runs 15] [--workdir PATH]
+///
+/// compares puts and gets through a collection with the same through the store (see
+/// ``runCollectionExperiment(records:rounds:directory:)``).
 ///
 ///     modelstore-bench metadata [--records 20000] [--runs 5] [--workdir PATH]
 ///
@@ -37,6 +41,7 @@ enum Command {
     case tuning(records: Int, rounds: Int, directory: String)
     case checksum(rounds: Int)
     case readThrough(rounds: Int, directory: String)
+    case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
     case help
 
@@ -46,6 +51,7 @@ enum Command {
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
                modelstore-bench readthrough [--runs N] [--workdir PATH]
+               modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
@@ -99,6 +105,11 @@ enum Command {
         case "readthrough":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)
+        case "collections":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .collections(
+                records: try values["records"].map(integer) ?? 5_000, rounds: options.runs ?? 15,
+                directory: options.workDirectory)
         case "metadata":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .metadata(

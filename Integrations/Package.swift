@@ -1,0 +1,63 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The framework drivers' tests and benchmark, in a package of their own: it is the only place
+// that builds ModelStore with both driver traits, so `make test` at the root never builds
+// Hummingbird or Vapor, and this package builds each framework once for all its targets.
+
+/// The same upcoming features the root package turns on for every target.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ModelStoreIntegrations",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        // Exactly as an application adds the drivers: the traits switch them on.
+        .package(name: "ModelStore", path: "..", traits: ["Hummingbird", "Vapor"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // `make bench-drivers`: a Hummingbird app behind wrk, with no cache, the memory driver and
+        // ModelStore's driver.
+        .executableTarget(
+            name: "DriverBenchmark",
+            dependencies: [
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreHummingbird", package: "ModelStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HummingbirdDriverTests",
+            dependencies: [
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreHummingbird", package: "ModelStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VaporDriverTests",
+            dependencies: [
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreVapor", package: "ModelStore"),
+                .product(name: "Vapor", package: "vapor"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,24 @@
+import Foundation
+@testable import ModelStore
+
+extension ModelStore {
+    /// Every physical LevelDB key of the database, in LevelDB's order: what the key layout
+    /// really wrote, read past every ModelStore API.
+    func rawKeys() throws -> [[UInt8]] {
+        let iterator = try database.run { engine in try engine.makeIterator(snapshot: nil) }
+        try database.run { _ in try iterator.seekToFirst() }
+        var keys: [[UInt8]] = []
+        while let key = try database.run({ _ in try iterator.withCurrent { key, _ in Array(key) } }) {
+            keys.append(key)
+            try database.run { _ in try iterator.next() }
+        }
+        return keys
+    }
+}
+
+/// A model whose encoding fails, to break a batch in the middle.
+struct Unencodable: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "refuses to encode"))
+    }
+}
