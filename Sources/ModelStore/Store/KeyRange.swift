@@ -12,24 +12,17 @@ public struct KeyRange: Sendable, Hashable {
     let upperBound: [UInt8]?
 
     /// Every key in the database.
-    ///
-    /// Bounded below 0xF5, which no UTF-8 key starts with: ModelStore's system records (the tag
-    /// index, under 0xFF) are never enumerated, counted or sized as the user's.
-    public static let all = KeyRange(lowerBound: [], upperBound: userKeysEnd)
-
-    /// The first byte no `String` key's UTF-8 starts with.
-    static let userKeysEnd: [UInt8] = [0xF5]
+    public static let all = KeyRange(lowerBound: [], upperBound: nil)
 
     /// The keys that start with `prefix`.
     public static func prefix(_ prefix: String) -> KeyRange {
         let bytes = Array(prefix.utf8)
-        return KeyRange(lowerBound: bytes, upperBound: successor(ofPrefix: bytes) ?? userKeysEnd)
+        return KeyRange(lowerBound: bytes, upperBound: successor(ofPrefix: bytes))
     }
 
     /// The keys from `lower` (included) up to `upper` (excluded); nil leaves that end open.
     public static func range(from lower: String? = nil, to upper: String? = nil) -> KeyRange {
-        KeyRange(
-            lowerBound: lower.map { Array($0.utf8) } ?? [], upperBound: upper.map { Array($0.utf8) } ?? userKeysEnd)
+        KeyRange(lowerBound: lower.map { Array($0.utf8) } ?? [], upperBound: upper.map { Array($0.utf8) })
     }
 
     /// Whether `key` lies in the range.

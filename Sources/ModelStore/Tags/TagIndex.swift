@@ -7,8 +7,8 @@
 ///
 ///     0xFF 0x01  LEB128(tag's UTF-8 length)  tag's UTF-8  record's LevelDB key
 ///
-/// (0xFF is ModelStore's system prefix, 0x01 the tag index's kind; see DESIGN-13's key layout:
-/// the default collection's scans stop below 0xF5, so users never see these keys) and its value
+/// (0xFF is ModelStore's system prefix, 0x01 the tag index's kind; see ``KeySpace``: the
+/// default collection's scans stop below 0xF5, so users never see these keys) and its value
 /// is empty. The length prefix keeps one tag's entries from running into another's ("a" never
 /// matches the entries of "ab").
 ///
