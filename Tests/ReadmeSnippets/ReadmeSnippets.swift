@@ -207,8 +207,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:405
-#sourceLocation(file: "README.md", line: 406)
+// README.md:407
+#sourceLocation(file: "README.md", line: 408)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -216,9 +216,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:412
-    func readmeLine412() throws {
-#sourceLocation(file: "README.md", line: 413)
+    /// README.md:414
+    func readmeLine414() throws {
+#sourceLocation(file: "README.md", line: 415)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -232,9 +232,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:458
-    func readmeLine458() throws {
-#sourceLocation(file: "README.md", line: 459)
+    /// README.md:460
+    func readmeLine460() throws {
+#sourceLocation(file: "README.md", line: 461)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -247,10 +247,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:715 is not compiled: Package.swift excerpt
+// README.md:717 is not compiled: Package.swift excerpt
 
-// README.md:728 is not compiled: needs the Hummingbird trait
+// README.md:730 is not compiled: needs the Hummingbird trait
 
-// README.md:774 is not compiled: Package.swift excerpt
+// README.md:776 is not compiled: Package.swift excerpt
 
-// README.md:781 is not compiled: needs the Vapor trait
+// README.md:783 is not compiled: needs the Vapor trait
