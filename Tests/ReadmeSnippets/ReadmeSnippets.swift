@@ -241,8 +241,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:473
-#sourceLocation(file: "README.md", line: 474)
+// README.md:475
+#sourceLocation(file: "README.md", line: 476)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -250,9 +250,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:480
-    func readmeLine480() throws {
-#sourceLocation(file: "README.md", line: 481)
+    /// README.md:482
+    func readmeLine482() throws {
+#sourceLocation(file: "README.md", line: 483)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -266,9 +266,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:529
-    func readmeLine529() throws {
-#sourceLocation(file: "README.md", line: 530)
+    /// README.md:531
+    func readmeLine531() throws {
+#sourceLocation(file: "README.md", line: 532)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -281,10 +281,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:786 is not compiled: Package.swift excerpt
+// README.md:788 is not compiled: Package.swift excerpt
 
-// README.md:799 is not compiled: needs the Hummingbird trait
+// README.md:801 is not compiled: needs the Hummingbird trait
 
-// README.md:845 is not compiled: Package.swift excerpt
+// README.md:847 is not compiled: Package.swift excerpt
 
-// README.md:852 is not compiled: needs the Vapor trait
+// README.md:854 is not compiled: needs the Vapor trait

@@ -18,11 +18,17 @@ extension ModelStore {
     ///   record fails its checksum; ``ModelStoreError/invalidKey(key:reason:)``;
     ///   ``ModelStoreError/closed(path:)``.
     public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
+        try metadata(type, forKey: key, space: .default)
+    }
+
+    func metadata<Metadata: Decodable>(
+        _ type: Metadata.Type, forKey key: String, space: KeySpace
+    ) throws -> Metadata? {
         let database = try openDatabase()
         let now = reader.now()
         let reader = reader
         var expired = false
-        return try withKeyBytes(key) { keyBytes in
+        return try space.withPhysicalKey(key) { keyBytes in
             let metadata = try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> Metadata? in
                     guard let record else { return nil }
@@ -37,7 +43,7 @@ extension ModelStore {
                         bytes: UnsafeRawBufferPointer(rebasing: record[header.metadataRange]), storeCodec: reader.codec)
                 }
             }
-            if expired { purgeIfExpired(key: keyBytes, now: now) }
+            if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
             return metadata
         }
     }
@@ -59,7 +65,13 @@ extension ModelStore {
     ///   otherwise as ``set(_:forKey:)``.
     @discardableResult
     public func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
-        try rewriteRecord(forKey: key, metadata: metadata) { header, _ in (header.storedAt, header.expiresAt) }
+        try replaceMetadata(metadata, forKey: key, space: .default)
+    }
+
+    func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String, space: KeySpace) throws -> Bool {
+        try rewriteRecord(forKey: key, space: space, metadata: metadata) { header, _ in
+            (header.storedAt, header.expiresAt)
+        }
     }
 
     /// Restarts the lifetime of the record for `key` without touching its model: what a
@@ -88,19 +100,19 @@ extension ModelStore {
     public func refresh(
         forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil
     ) throws -> Bool {
-        try refresh(forKey: key, expiresAfter: lifetime, metadata: metadata, includingExpired: false)
+        try refresh(forKey: key, expiresAfter: lifetime, metadata: metadata, includingExpired: false, space: .default)
     }
 
-    /// ``refresh(forKey:expiresAfter:metadata:)`` that, with `includingExpired`, also revives an
-    /// expired record: what a read-through's `.notModified` needs, since the record it validated
-    /// has usually expired.
+    /// ``refresh(forKey:expiresAfter:metadata:)`` in `space`; with `includingExpired`, it also
+    /// revives an expired record: what a read-through's `.notModified` needs, since the record it
+    /// validated has usually expired.
     func refresh(
         forKey key: String, expiresAfter lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
-        includingExpired: Bool, space: KeySpace = .default
+        includingExpired: Bool = false, space: KeySpace
     ) throws -> Bool {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
         return try rewriteRecord(
-            forKey: key, metadata: metadata, includingExpired: includingExpired, space: space
+            forKey: key, space: space, metadata: metadata, includingExpired: includingExpired
         ) { header, now in
             if let lifetime { return (now, now + lifetime) }
             // A lifetime of its own restarts with the same length; a policy lifetime restarts
@@ -113,8 +125,7 @@ extension ModelStore {
     /// now) and `metadata` (nil: the stored one), copying the payload and the tags section
     /// verbatim. Returns false if there is no live record.
     private func rewriteRecord(
-        forKey key: String, metadata: (any Encodable & Sendable)?, includingExpired: Bool = false,
-        space: KeySpace = .default,
+        forKey key: String, space: KeySpace, metadata: (any Encodable & Sendable)?, includingExpired: Bool = false,
         times: (RecordHeader, Double) -> (storedAt: Double, expiresAt: Double?)
     ) throws -> Bool {
         let database = try openDatabase()

@@ -60,3 +60,31 @@ extension ModelStore.WriteBatch {
         try add(value, forKey: key, lifetime: lifetime, metadata: metadata)
     }
 }
+
+extension ModelStore.WriteBatch {
+    /// Adds storing `value` under `key` in the collection `collection`, with `metadata` beside
+    /// it. The record expires by the store's policy (a batch knows the collection by name only).
+    ///
+    /// ```swift
+    /// try store.write { batch in
+    ///     try batch.set(user, forKey: "42", in: "users", metadata: HTTPInfo(etag: "\"abc\""))
+    /// }
+    /// ```
+    ///
+    /// - Throws: As ``set(_:forKey:in:)`` and ``set(_:forKey:metadata:)``.
+    public func set<Value: Encodable>(
+        _ value: Value, forKey key: String, in collection: String, metadata: (any Codable & Sendable)?
+    ) throws {
+        try add(value, forKey: key, lifetime: nil, metadata: metadata, space: KeySpace(collection: collection))
+    }
+
+    /// Adds storing `value` under `key` in `collection` with `metadata` beside it, with the
+    /// collection's policy stamped on the record.
+    ///
+    /// - Throws: As ``set(_:forKey:in:)-(_,_,Collection)`` and ``set(_:forKey:metadata:)``.
+    public func set<Value: Encodable>(
+        _ value: Value, forKey key: String, in collection: ModelStore.Collection, metadata: (any Codable & Sendable)?
+    ) throws {
+        try add(value, forKey: key, lifetime: collection.lifetime, metadata: metadata, space: collection.space)
+    }
+}

@@ -1,0 +1,59 @@
+public import Foundation
+
+extension ModelStore.Collection {
+    /// Stores `value` under `key` in this collection with `metadata` beside it. It expires by
+    /// the collection's policy if it has one, else by the store's.
+    ///
+    /// ```swift
+    /// try users.set(user, forKey: "42", metadata: HTTPInfo(etag: "\"abc\""))
+    /// ```
+    ///
+    /// - Throws: As ``ModelStore/set(_:forKey:metadata:)``; ``ModelStoreError/invalidName(name:reason:)``.
+    public func set<Value: Encodable>(
+        _ value: Value, forKey key: String, metadata: (any Codable & Sendable)?
+    ) throws {
+        try store.store(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space)
+    }
+
+    /// Stores `value` under `key` in this collection with `metadata` beside it and a lifetime
+    /// of its own, which wins over the collection's and the store's policy.
+    ///
+    /// - Throws: As ``ModelStore/set(_:forKey:expiresAfter:metadata:)``.
+    public func set<Value: Encodable>(
+        _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval, metadata: (any Codable & Sendable)?
+    ) throws {
+        try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime")
+        try store.store(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space)
+    }
+
+    /// The metadata stored beside this collection's model for `key`, without decoding the
+    /// model; nil if there is no record, it has expired, or it has no metadata.
+    ///
+    /// - Throws: As ``ModelStore/metadata(_:forKey:)``.
+    public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
+        try store.metadata(type, forKey: key, space: space)
+    }
+
+    /// Replaces the metadata of this collection's record for `key`, leaving the model's bytes,
+    /// `storedAt` and any deadline as they were; false if there is no live record.
+    ///
+    /// - Throws: As ``ModelStore/replaceMetadata(_:forKey:)``.
+    @discardableResult
+    public func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
+        try store.replaceMetadata(metadata, forKey: key, space: space)
+    }
+
+    /// Restarts the lifetime of this collection's record for `key` without touching its
+    /// model (a `304 Not Modified`); false if there is no live record.
+    ///
+    /// A record written with the collection's policy carries it as its own lifetime, so it
+    /// restarts with the same length.
+    ///
+    /// - Throws: As ``ModelStore/refresh(forKey:expiresAfter:metadata:)``.
+    @discardableResult
+    public func refresh(
+        forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil
+    ) throws -> Bool {
+        try store.refresh(forKey: key, expiresAfter: lifetime, metadata: metadata, space: space)
+    }
+}
