@@ -126,6 +126,32 @@ struct TagTests {
         }
     }
 
+    @Test("A tag covers every collection: sets and batches in collections, one removal, changes name the collection")
+    func tagsAcrossCollections() async throws {
+        let store = try Fixture().open()
+        let users = store.collection("users")
+        let teams = store.collection("teams", policy: .high)
+        try store.set(User.sample("s"), forKey: "k", tags: ["t"])
+        try users.set(User.sample("u"), forKey: "k", tags: ["t"])
+        try store.write { batch in
+            try batch.set(User.sample("b"), forKey: "b", in: teams, tags: ["t"])
+            try batch.set(User.sample("x"), forKey: "x", in: teams)
+        }
+        #expect(try teams.entry(User.self, forKey: "b")?.expiresAt != nil)  // the collection's policy
+        let changes = store.changes()
+        #expect(try store.removeObjects(taggedWith: "t") == 3)
+        #expect(try store.object(User.self, forKey: "k") == nil)
+        #expect(try users.object(User.self, forKey: "k") == nil)
+        #expect(try teams.object(User.self, forKey: "b") == nil)
+        #expect(try teams.object(User.self, forKey: "x") == User.sample("x"))
+        var seen: [String] = []
+        for await change in changes {
+            seen.append("\(change.collection ?? "-")/\(change.key)")
+            if seen.count == 3 { break }
+        }
+        #expect(Set(seen) == ["-/k", "users/k", "teams/b"])
+    }
+
     @Test("A removal by tag reports each removed record to observers")
     func removalIsObserved() async throws {
         let store = try Fixture().open()

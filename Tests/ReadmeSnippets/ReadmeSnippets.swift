@@ -201,15 +201,16 @@ extension ReadmeContext {
     func readmeLine394() throws {
 #sourceLocation(file: "README.md", line: 395)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
-        let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed
+        try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
+        let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:414
-    func readmeLine414() async throws {
-#sourceLocation(file: "README.md", line: 415)
+    /// README.md:415
+    func readmeLine415() async throws {
+#sourceLocation(file: "README.md", line: 416)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -222,9 +223,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:434
-    func readmeLine434() throws {
-#sourceLocation(file: "README.md", line: 435)
+    /// README.md:435
+    func readmeLine435() throws {
+#sourceLocation(file: "README.md", line: 436)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -241,8 +242,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:475
-#sourceLocation(file: "README.md", line: 476)
+// README.md:476
+#sourceLocation(file: "README.md", line: 477)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -250,9 +251,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:482
-    func readmeLine482() throws {
-#sourceLocation(file: "README.md", line: 483)
+    /// README.md:483
+    func readmeLine483() throws {
+#sourceLocation(file: "README.md", line: 484)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -266,9 +267,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:531
-    func readmeLine531() throws {
-#sourceLocation(file: "README.md", line: 532)
+    /// README.md:532
+    func readmeLine532() throws {
+#sourceLocation(file: "README.md", line: 533)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -281,10 +282,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:788 is not compiled: Package.swift excerpt
+// README.md:789 is not compiled: Package.swift excerpt
 
-// README.md:801 is not compiled: needs the Hummingbird trait
+// README.md:802 is not compiled: needs the Hummingbird trait
 
-// README.md:847 is not compiled: Package.swift excerpt
+// README.md:848 is not compiled: Package.swift excerpt
 
-// README.md:854 is not compiled: needs the Vapor trait
+// README.md:855 is not compiled: needs the Vapor trait

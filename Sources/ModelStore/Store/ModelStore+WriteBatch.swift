@@ -141,13 +141,12 @@ extension ModelStore {
         /// Adds a record with tags and its tag-index entries.
         func addTagged<Value: Encodable>(
             _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
-            tags: [String]
+            tags: [String], space: KeySpace = .default
         ) throws {
             try store.addTaggedRecord(
-                value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, to: batch,
+                value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space, to: batch,
                 buffer: &recordBuffer)
-            keys.append(key)
-            kinds.append(.set)
+            note(key, .set, space)
         }
 
         /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.

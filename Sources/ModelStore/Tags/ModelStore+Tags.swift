@@ -26,25 +26,36 @@ extension ModelStore {
         _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil,
         metadata: (any Codable & Sendable)? = nil, tags: [String]
     ) throws {
-        let database = try openDatabase()
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        try storeTagged(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: .default)
+    }
+
+    /// A tagged write in `space`: the record and its index entries in one atomic write.
+    func storeTagged<Value: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
+        tags: [String], space: KeySpace
+    ) throws {
+        let database = try openDatabase()
         let tags = try TagIndex.validated(tags)
         let batch = LevelDBWriteBatch()
         var buffer: [UInt8] = []
         try addTaggedRecord(
-            value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, to: batch, buffer: &buffer)
-        try apply(batch, keys: [key], kinds: nil, in: database, sync: configuration.syncWrites)
+            value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space, to: batch,
+            buffer: &buffer)
+        try apply(
+            batch, keys: [key], kinds: nil, spaces: space.isDefault ? nil : [space], in: database,
+            sync: configuration.syncWrites)
     }
 
     /// Adds the record and its tag-index entries to `batch`.
     func addTaggedRecord<Value: Encodable>(
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
-        tags: [String], to batch: LevelDBWriteBatch, buffer: inout [UInt8]
+        tags: [String], space: KeySpace = .default, to batch: LevelDBWriteBatch, buffer: inout [UInt8]
     ) throws {
-        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, into: &buffer)
-        var key = key
-        key.withUTF8 { keyBytes in
-            let keyBytes = UnsafeRawBufferPointer(keyBytes)
+        try encodeRecord(
+            value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space, into: &buffer)
+        // Index entries name the physical key, so one tag covers every collection.
+        try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
             for tag in tags {
                 let entry = TagIndex.entryKey(prefix: TagIndex.prefix(of: tag), recordKey: keyBytes)
@@ -87,10 +98,11 @@ extension ModelStore {
         while true {
             let now = reader.now()
             let observed = database.changes.isObserved
-            typealias Chunk = (removed: [Change], live: Int, entries: Int, last: [UInt8]?)
+            typealias Chunk = (removed: [Change], spaces: [KeySpace], live: Int, entries: Int, last: [UInt8]?)
             let chunk = try database.exclusiveWrite { engine -> Chunk in
                 let batch = LevelDBWriteBatch()
                 var removed: [Change] = []
+                var spaces: [KeySpace] = []
                 var live = 0
                 var entries = 0
                 var last: [UInt8]? = nil
@@ -117,19 +129,19 @@ extension ModelStore {
                             return header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
                         }
                     }
-                    if let state {
+                    if let state, let (space, userKey) = recordKey.withUnsafeBytes({ KeySpace.split($0) }) {
                         recordKey.withUnsafeBytes { batch.delete(key: $0) }
                         if state == .live { live += 1 }
-                        let keyString = String(decoding: recordKey, as: UTF8.self)
-                        removed.append(Change(key: keyString, kind: state == .live ? .removed : .expired))
+                        let kind: Change.Kind = state == .live ? .removed : .expired
+                        removed.append(Change(key: userKey, kind: kind, collection: space.collection))
+                        spaces.append(space)
                     }
                     try iterator.next()
                 }
                 if batch.count > 0 { try engine.write(batch, sync: sync) }
-                return (removed, live, entries, last)
+                return (removed, spaces, live, entries, last)
             }
-            let keys = chunk.removed.map(\.key)
-            database.invalidate(keys)
+            database.invalidate(chunk.removed.map(\.key), spaces: chunk.spaces)
             if observed, !chunk.removed.isEmpty { database.changes.publish(chunk.removed) }
             removedLive += chunk.live
             guard chunk.entries == chunkSize, let last = chunk.last else { return removedLive }
@@ -149,5 +161,40 @@ extension ModelStore.WriteBatch {
     ) throws {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
         try addTagged(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: try TagIndex.validated(tags))
+    }
+
+    /// Adds storing `value` under `key` in `collection` with tags: the record and its tag-index
+    /// entries are written with the rest of the batch, atomically. Without `lifetime`, the
+    /// collection's policy applies.
+    ///
+    /// - Throws: ``ModelStoreError/invalidTag(tag:reason:)``; otherwise as ``set(_:forKey:in:)``.
+    public func set<Value: Encodable>(
+        _ value: Value, forKey key: String, in collection: ModelStore.Collection,
+        expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil, tags: [String]
+    ) throws {
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        try addTagged(
+            value, forKey: key, lifetime: lifetime ?? collection.lifetime, metadata: metadata,
+            tags: try TagIndex.validated(tags), space: try collection.space)
+    }
+}
+
+extension ModelStore.Collection {
+    /// Stores `value` under `key` in this collection with tags (see
+    /// ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``); ``ModelStore/removeObjects(taggedWith:)``
+    /// removes tagged records of every collection. Without `lifetime`, the collection's policy applies.
+    ///
+    /// ```swift
+    /// try users.set(user, forKey: "42", tags: ["team:7"])
+    /// ```
+    ///
+    /// - Throws: ``ModelStoreError/invalidTag(tag:reason:)``; otherwise as ``set(_:forKey:)``.
+    public func set<Value: Encodable>(
+        _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil,
+        metadata: (any Codable & Sendable)? = nil, tags: [String]
+    ) throws {
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        try store.storeTagged(
+            value, forKey: key, lifetime: lifetime ?? self.lifetime, metadata: metadata, tags: tags, space: try space)
     }
 }
