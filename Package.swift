@@ -40,6 +40,8 @@ let package = Package(
         // Only with the Vapor trait.
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
         .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
@@ -68,6 +70,7 @@ let package = Package(
                 "CModelStoreCRC",
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -151,6 +154,7 @@ let package = Package(
             // CLevelDB: tests write raw version-1 records as a foreign LevelDB client would.
             dependencies: [
                 "ModelStore", "ModelStoreTestHelper", "CLevelDB", .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

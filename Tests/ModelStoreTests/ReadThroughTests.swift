@@ -181,10 +181,11 @@ struct ReadThroughTests {
         let coalescer = FetchCoalescer()
         let lateTicket = coalescer.ticket()  // taken before the store read that missed
         let first = try await coalescer.value(
-            Int.self, forKey: "k", since: coalescer.ticket(), fetch: PendingFetch { 1 }, store: { _ in })
+            Int.self, typeName: "Int", forKey: "k", since: coalescer.ticket(), fetch: PendingFetch { 1 },
+            store: { $0 })
         guard case .fetched = first else { return #expect(Bool(false), "the first caller did not fetch") }
         let late = try await coalescer.value(
-            Int.self, forKey: "k", since: lateTicket, fetch: PendingFetch { 2 }, store: { _ in })
+            Int.self, typeName: "Int", forKey: "k", since: lateTicket, fetch: PendingFetch { 2 }, store: { $0 })
         guard case .recheck = late else { return #expect(Bool(false), "the late caller fetched a second time") }
     }
 

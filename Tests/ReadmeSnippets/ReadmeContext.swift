@@ -31,7 +31,19 @@ struct APIClient: Sendable {
     func fetchUser(_ id: Int) async throws -> User {
         throw URLError(.notConnectedToInternet)
     }
+
+    /// A conditional GET, as the read-through options example uses it.
+    enum UserResponse {
+        case ok(User, etag: String, maxAge: TimeInterval?)
+        case notModified(maxAge: TimeInterval?)
+        case notFound
+    }
+
+    func user(_ id: Int, ifNoneMatch etag: String?) async throws -> UserResponse {
+        throw URLError(.notConnectedToInternet)
+    }
 }
+
 
 /// Stands for the app's code that shows a model, in the offline example.
 func show(_ user: User, outdated: Bool) {}

@@ -173,9 +173,44 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:346
-    func readmeLine346() async throws {
-#sourceLocation(file: "README.md", line: 347)
+    /// README.md:349
+    func readmeLine349() async throws {
+#sourceLocation(file: "README.md", line: 350)
+        var options = ReadThroughOptions()
+        options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
+        options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
+        options.softTimeout = .milliseconds(50)   // with a usable stale record, stop waiting after 50 ms
+        options.hardTimeout = .seconds(2)         // never wait more than 2 s
+        options.refreshAhead = 0.8                // after 80 % of the lifetime, refresh in the background
+        options.notFoundLifetime = 30             // remember .notFound for 30 s
+
+        let user: User? = try await store.object(User.self, forKey: "user:42", options: options) { previous in
+            let etag = try previous?.metadata(HTTPInfo.self)?.etag
+            switch try await api.user(42, ifNoneMatch: etag) {
+            case let .ok(user, etag, maxAge): return .value(user, expiresAfter: maxAge, metadata: HTTPInfo(etag: etag))
+            case let .notModified(maxAge):    return .notModified(expiresAfter: maxAge)
+            case .notFound:                   return .notFound
+            }
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:394
+    func readmeLine394() throws {
+#sourceLocation(file: "README.md", line: 395)
+        try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
+        try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
+        let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:415
+    func readmeLine415() async throws {
+#sourceLocation(file: "README.md", line: 416)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -188,9 +223,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:366
-    func readmeLine366() throws {
-#sourceLocation(file: "README.md", line: 367)
+    /// README.md:435
+    func readmeLine435() throws {
+#sourceLocation(file: "README.md", line: 436)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -207,8 +242,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:407
-#sourceLocation(file: "README.md", line: 408)
+// README.md:476
+#sourceLocation(file: "README.md", line: 477)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -216,9 +251,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:414
-    func readmeLine414() throws {
-#sourceLocation(file: "README.md", line: 415)
+    /// README.md:483
+    func readmeLine483() throws {
+#sourceLocation(file: "README.md", line: 484)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -232,9 +267,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:460
-    func readmeLine460() throws {
-#sourceLocation(file: "README.md", line: 461)
+    /// README.md:532
+    func readmeLine532() throws {
+#sourceLocation(file: "README.md", line: 533)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -247,10 +282,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:717 is not compiled: Package.swift excerpt
+// README.md:789 is not compiled: Package.swift excerpt
 
-// README.md:730 is not compiled: needs the Hummingbird trait
+// README.md:802 is not compiled: needs the Hummingbird trait
 
-// README.md:776 is not compiled: Package.swift excerpt
+// README.md:848 is not compiled: Package.swift excerpt
 
-// README.md:783 is not compiled: needs the Vapor trait
+// README.md:855 is not compiled: needs the Vapor trait

@@ -28,6 +28,10 @@ enum BenchmarkMain {
                 print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
             case .checksum(let rounds):
                 print(runChecksumExperiment(rounds: rounds))
+            case .readThrough(let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try await runReadThroughExperiment(rounds: rounds, directory: directory))
             case .collections(let records, let rounds, let directory):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }

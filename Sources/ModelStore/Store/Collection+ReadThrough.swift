@@ -21,8 +21,43 @@ extension ModelStore.Collection {
         fetch: sending @escaping () async throws -> Value
     ) async throws -> Value {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        var options = ReadThroughOptions()
+        options.lifetime = lifetime ?? self.lifetime
+        options.staleIfError = staleIfError ? .infinity : nil
+        let value = try await store.readThrough(
+            type, forKey: key, options: options, requiresValue: true, space: space,
+            fetch: { _ in .value(try await fetch()) })
+        guard let value else {
+            // `requiresValue` reads again rather than return nil; kept as a typed error, not a crash.
+            throw ModelStoreError.readThroughTypeMismatch(
+                key: key, requested: String(describing: type), inFlight: "a fetch that answered notFound")
+        }
+        return value
+    }
+
+    /// ``ModelStore/object(_:forKey:options:fetch:)`` in this collection: validators, fail-safe,
+    /// timeouts, refresh-ahead and negative caching, per record of the collection.
+    ///
+    /// ```swift
+    /// let user: User? = try await users.object(User.self, forKey: "42", options: options) { previous in
+    ///     .value(try await api.user(42))
+    /// }
+    /// ```
+    ///
+    /// A fetched model without a lifetime of its own lives ``ReadThroughOptions/lifetime``, else the
+    /// collection's policy, else the store's. A remembered `.notFound` is per record: the same key
+    /// in another collection is fetched.
+    ///
+    /// - Throws: As ``ModelStore/object(_:forKey:options:fetch:)``.
+    public func object<Value: Codable & Sendable>(
+        _ type: Value.Type,
+        forKey key: String,
+        options: ReadThroughOptions,
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
+    ) async throws -> Value? {
+        var options = options
+        options.lifetime = options.lifetime ?? lifetime
         return try await store.readThrough(
-            type, forKey: key, lifetime: lifetime ?? self.lifetime, staleIfError: staleIfError, space: space,
-            fetch: fetch)
+            type, forKey: key, options: options, requiresValue: false, space: space, fetch: fetch)
     }
 }

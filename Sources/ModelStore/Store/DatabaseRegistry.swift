@@ -45,7 +45,7 @@ final class DatabaseRegistry: @unchecked Sendable {
             let open = try OpenDatabase(
                 path: path, name: name, root: root,
                 options: configuration.engineOptions, objectCacheLimit: configuration.objectCacheLimit,
-                logger: configuration.logger)
+                logger: configuration.logger, readThrough: configuration.readThrough)
             open.leases = 1
             databases[open.identity] = open
             configuration.logger.debug("Opened database", metadata: ["database": "\(path)"])

@@ -137,6 +137,9 @@ extension ModelStore {
         /// inspections, which promise to change nothing.
         package var finishesInterruptedDeletions: Bool = true
 
+        /// The read-through clock and metrics factory; tests inject their own.
+        package var readThrough = ReadThroughSettings()
+
         /// Creates a configuration with the defaults.
         public init() {}
 

@@ -100,15 +100,20 @@ extension ModelStore {
     public func refresh(
         forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil
     ) throws -> Bool {
-        try refresh(forKey: key, expiresAfter: lifetime, metadata: metadata, space: .default)
+        try refresh(forKey: key, expiresAfter: lifetime, metadata: metadata, includingExpired: false, space: .default)
     }
 
+    /// ``refresh(forKey:expiresAfter:metadata:)`` in `space`; with `includingExpired`, it also
+    /// revives an expired record: what a read-through's `.notModified` needs, since the record it
+    /// validated has usually expired.
     func refresh(
         forKey key: String, expiresAfter lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
-        space: KeySpace
+        includingExpired: Bool = false, space: KeySpace
     ) throws -> Bool {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
-        return try rewriteRecord(forKey: key, space: space, metadata: metadata) { header, now in
+        return try rewriteRecord(
+            forKey: key, space: space, metadata: metadata, includingExpired: includingExpired
+        ) { header, now in
             if let lifetime { return (now, now + lifetime) }
             // A lifetime of its own restarts with the same length; a policy lifetime restarts
             // by itself, since it counts from storedAt.
@@ -120,7 +125,7 @@ extension ModelStore {
     /// now) and `metadata` (nil: the stored one), copying the payload and the tags section
     /// verbatim. Returns false if there is no live record.
     private func rewriteRecord(
-        forKey key: String, space: KeySpace, metadata: (any Encodable & Sendable)?,
+        forKey key: String, space: KeySpace, metadata: (any Encodable & Sendable)?, includingExpired: Bool = false,
         times: (RecordHeader, Double) -> (storedAt: Double, expiresAt: Double?)
     ) throws -> Bool {
         let database = try openDatabase()
@@ -143,7 +148,7 @@ extension ModelStore {
         }
         let buffer = RecordBuffer.take()
         defer { RecordBuffer.putBack(buffer) }
-        defer { database.cache?.invalidate(key, in: space) }
+        defer { database.invalidate(key, in: space) }
         let outcome = try space.withPhysicalKey(key) { keyBytes in
             // Exclusive: between our read and our write no other writer may store a newer
             // value, which this rewrite would otherwise overwrite with the old model.
@@ -159,7 +164,9 @@ extension ModelStore {
                         // write and disable the store's writes.
                         return .refused(error)
                     }
-                    guard !old.isExpired(now: now, timeToLive: reader.timeToLive) else { return .notFound }
+                    guard includingExpired || !old.isExpired(now: now, timeToLive: reader.timeToLive) else {
+                        return .notFound
+                    }
                     let (storedAt, expiresAt) = times(old, now)
                     let header = RecordHeader(storedAt: storedAt, expiresAt: expiresAt, codec: old.codec)
                     Self.assemble(into: &buffer.bytes, header: header, old: old, record: record, newSection: newSection)

@@ -26,6 +26,10 @@ extension ModelStore {
     /// is `sending` rather than `@Sendable`: it may capture a client that is not `Sendable`
     /// (the caller hands it over), or call a `@MainActor` client.
     ///
+    /// This is ``object(_:forKey:options:fetch:)`` with ``ReadThroughOptions/lifetime`` set to
+    /// `lifetime` and ``ReadThroughOptions/staleIfError`` to `.infinity` or nil; that overload
+    /// adds timeouts, refresh-ahead, validators and negative caching.
+    ///
     /// - Parameters:
     ///   - type: The model's type.
     ///   - key: The record's key.
@@ -48,56 +52,17 @@ extension ModelStore {
         fetch: sending @escaping () async throws -> Value
     ) async throws -> Value {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
-        return try await readThrough(
-            type, forKey: key, lifetime: lifetime, staleIfError: staleIfError, space: .default, fetch: fetch)
-    }
-
-    /// The read-through of a key space; `lifetime` is already validated (or the collection's
-    /// policy's lifetime).
-    func readThrough<Value: Codable & Sendable>(
-        _ type: Value.Type,
-        forKey key: String,
-        lifetime: TimeInterval?,
-        staleIfError: Bool,
-        space: KeySpace,
-        fetch: sending @escaping () async throws -> Value
-    ) async throws -> Value {
-        let database = try openDatabase()
-        try Self.validate(key: key)
-        let coalescer = database.fetches
-        // Boxed so the loop can offer it again after a recheck; only a pass that starts a
-        // fetch takes it out.
-        let pending = PendingFetch(fetch)
-        while true {
-            // The ticket is taken before the store is read: if a fetch for this key stores its
-            // model after our read, the coalescer sees the ticket is old and sends us back here
-            // instead of starting a second fetch.
-            let ticket = coalescer.ticket()
-            // An expired record is kept (not purged) until the fetch replaces it, so a failed
-            // fetch leaves it available to a later stale read.
-            let current = try entry(type, forKey: key, includingExpired: true, space: space)
-            if let current, !current.isExpired { return current.value }
-            do {
-                let outcome = try await coalescer.value(
-                    type, forKey: key, in: space, since: ticket, fetch: pending,
-                    store: { [self] value in try store(value, forKey: key, lifetime: lifetime, space: space) })
-                switch outcome {
-                case let .fetched(value):
-                    guard let typed = value as? Value else {
-                        // The coalescer matches types before joining; kept as a typed error, not a crash.
-                        throw ModelStoreError.readThroughTypeMismatch(
-                            key: key, requested: String(describing: type),
-                            inFlight: String(describing: Swift.type(of: value)))
-                    }
-                    return typed
-                case .recheck:
-                    continue
-                }
-            } catch {
-                // A cancelled caller gets its CancellationError, never a stale record.
-                if staleIfError, let current, !Task.isCancelled { return current.value }
-                throw error
-            }
+        var options = ReadThroughOptions()
+        options.lifetime = lifetime
+        options.staleIfError = staleIfError ? .infinity : nil
+        let value = try await readThrough(
+            type, forKey: key, options: options, requiresValue: true, space: .default,
+            fetch: { _ in .value(try await fetch()) })
+        guard let value else {
+            // `requiresValue` reads again rather than return nil; kept as a typed error, not a crash.
+            throw ModelStoreError.readThroughTypeMismatch(
+                key: key, requested: String(describing: type), inFlight: "a fetch that answered notFound")
         }
+        return value
     }
 }

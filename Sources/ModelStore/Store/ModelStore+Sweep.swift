@@ -42,6 +42,8 @@ extension ModelStore {
                 from: outcome.live, maximumCount: configuration.maximumRecordCount,
                 maximumBytes: configuration.maximumTotalBytes))
         }
+        // Tag-index entries of records this sweep (or an earlier overwrite or removal) dropped.
+        try pruneTagIndex(in: database)
         if outcome.removed >= Sweeper.compactionThreshold, let first = outcome.firstRemovedKey,
             let last = outcome.lastRemovedKey
         {

@@ -22,8 +22,8 @@ extension ModelStore {
             self.store = store
         }
 
-        /// The number of operations in the batch.
-        public var count: Int { batch.count }
+        /// The number of operations in the batch (tag-index entries are not counted).
+        public var count: Int { keys.count }
 
         /// Adds storing `value` under `key`, expiring by the store's policy.
         ///
@@ -138,6 +138,17 @@ extension ModelStore {
             kinds.append(kind)
         }
 
+        /// Adds a record with tags and its tag-index entries.
+        func addTagged<Value: Encodable>(
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
+            tags: [String], space: KeySpace = .default
+        ) throws {
+            try store.addTaggedRecord(
+                value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space, to: batch,
+                buffer: &recordBuffer)
+            note(key, .set, space)
+        }
+
         /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.
         func validate() throws(ModelStoreError) {
             if let deferredError { throw deferredError }
@@ -189,7 +200,7 @@ extension ModelStore {
         _ batch: LevelDBWriteBatch, keys: [String], kinds: [Change.Kind]?, spaces: [KeySpace]? = nil,
         in database: OpenDatabase, sync: Bool
     ) throws {
-        defer { database.cache?.invalidate(keys, spaces: spaces) }
+        defer { database.invalidate(keys, spaces: spaces) }
         guard database.changes.isObserved else {
             try database.write { engine in try engine.write(batch, sync: sync) }
             return

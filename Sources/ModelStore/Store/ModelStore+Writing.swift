@@ -43,7 +43,7 @@ extension ModelStore {
         defer { RecordBuffer.putBack(record) }
         try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &record.bytes)
         let sync = configuration.syncWrites
-        defer { database.cache?.invalidate(key, in: space) }
+        defer { database.invalidate(key, in: space) }
         try space.withPhysicalKey(key) { keyBytes in
             try record.bytes.withUnsafeBytes { recordBytes in
                 try database.write { engine in
@@ -72,7 +72,7 @@ extension ModelStore {
     /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
-        space: KeySpace = .default, into buffer: inout [UInt8]
+        tags: [String] = [], space: KeySpace = .default, into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)
         let storedAt = reader.now()
@@ -80,7 +80,7 @@ extension ModelStore {
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
-        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: false)
+        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: !tags.isEmpty)
         if let metadata {
             do {
                 try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
@@ -90,6 +90,7 @@ extension ModelStore {
                     message: "the metadata does not encode: \(describeCodingError(error))")
             }
         }
+        if !tags.isEmpty { TagIndex.appendSection(tags, to: &buffer) }
         do {
             try codec.encode(value, appendingTo: &buffer)
         } catch {
@@ -123,7 +124,7 @@ extension ModelStore {
             try removeObjects(forKeys: CollectionOfOne(key), space: space)
             return
         }
-        defer { database.cache?.invalidate(key, in: space) }
+        defer { database.invalidate(key, in: space) }
         try space.withPhysicalKey(key) { keyBytes in
             try database.write { engine in try engine.delete(key: keyBytes, sync: sync) }
         }
@@ -183,7 +184,7 @@ extension ModelStore {
 
     func removeObjects(withPrefix prefix: String, space: KeySpace) throws -> Int {
         let database = try openDatabase()
-        defer { database.cache?.invalidate(prefix: prefix, in: space) }
+        defer { database.invalidate(prefix: prefix, in: space) }
         return try removeRange(in: database, range: space.physical(.prefix(prefix)), space: space)
     }
 
@@ -201,7 +202,7 @@ extension ModelStore {
 
     func removeAllObjects(space: KeySpace) throws -> Int {
         let database = try openDatabase()
-        defer { database.cache?.invalidate(prefix: "", in: space) }
+        defer { database.invalidate(prefix: "", in: space) }
         let range = space.all
         let removed = try removeRange(in: database, range: range, space: space)
         try database.run { engine in

@@ -80,6 +80,18 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// asked for `requested` while a fetch for the same key, started by a call that asked for
     /// `inFlight`, was running. Nothing was fetched for this call; use one model type per key.
     case readThroughTypeMismatch(key: String, requested: String, inFlight: String)
+
+    /// A tag is not allowed (empty, or longer than 1,024 UTF-8 bytes). Nothing was written.
+    case invalidTag(tag: String, reason: String)
+
+    /// A read-through call waited ``ReadThroughOptions/hardTimeout`` (`after`) for the fetch of
+    /// `key` and had no stale record it was allowed to return. The fetch goes on in the
+    /// background and stores its result for later reads.
+    case fetchTimedOut(key: String, after: Duration)
+
+    /// A read-through fetch answered ``FetchResult/notModified(expiresAfter:)`` but no record
+    /// was stored for `key` to keep. Answer `.value` when the fetch was given no entry.
+    case notModifiedWithoutRecord(key: String)
 }
 
 extension ModelStoreError: CustomStringConvertible {
@@ -138,6 +150,15 @@ extension ModelStoreError: CustomStringConvertible {
         case let .readThroughTypeMismatch(key, requested, inFlight):
             return "A read-through of key \(Self.abbreviated(key)) as \(requested) found a fetch for the same key "
                 + "as \(inFlight) in progress, so nothing was fetched for it. Read each key as one model type."
+        case let .invalidTag(tag, reason):
+            return "Invalid tag \(Self.abbreviated(tag)): \(Self.clause(reason)). Use 1 to 1024 UTF-8 bytes."
+        case let .fetchTimedOut(key, after):
+            return "The fetch for key \(Self.abbreviated(key)) took longer than the hard timeout (\(after)) and no "
+                + "stale record could be served; it goes on in the background. Retry later, raise "
+                + "ReadThroughOptions.hardTimeout, or set staleIfError to serve an expired record."
+        case let .notModifiedWithoutRecord(key):
+            return "The fetch for key \(Self.abbreviated(key)) answered notModified, but no record is stored to "
+                + "keep. Return .value when the fetch's previous entry is nil."
         }
     }
 

@@ -43,7 +43,16 @@ final class OpenDatabase: @unchecked Sendable {
     static let removalCheckInterval: UInt64 = 1_000_000
 
     /// Read-through fetches in flight, by key bytes, so concurrent misses share one fetch.
-    let fetches = FetchCoalescer()
+    let fetches: FetchCoalescer
+
+    /// Keys whose read-through fetch answered `.notFound`, remembered for a while.
+    let notFound = NotFoundMemory()
+
+    /// Read-through counters, created once per open database.
+    let readThroughMetrics: ReadThroughMetrics
+
+    /// What read-through timeouts wait on (a manual clock in tests).
+    let readThroughClock: any ReadThroughClock
 
     /// Streams of changes handed out by ``ModelStore/changes(bufferingPolicy:)``.
     let changes = ChangeBroadcaster()
@@ -67,7 +76,8 @@ final class OpenDatabase: @unchecked Sendable {
     var leases = 0
 
     init(
-        path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger
+        path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger,
+        readThrough: ReadThroughSettings = ReadThroughSettings()
     ) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
         engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
@@ -79,6 +89,30 @@ final class OpenDatabase: @unchecked Sendable {
         self.options = options
         self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
+        readThroughMetrics = ReadThroughMetrics(database: name, factory: readThrough.metricsFactory)
+        readThroughClock = readThrough.clock
+        fetches = FetchCoalescer(metrics: readThroughMetrics)
+    }
+
+    /// Forgets what in-memory structures know about `key` after a write or removal of it:
+    /// the decoded model and a remembered read-through "not found".
+    @inline(__always)
+    func invalidate(_ key: String, in space: KeySpace = .default) {
+        cache?.invalidate(key, in: space)
+        notFound.forget(key, in: space)
+    }
+
+    /// ``invalidate(_:in:)`` for several keys, each in its own space (`spaces` parallels
+    /// `keys`; nil means all in the default one).
+    func invalidate(_ keys: [String], spaces: [KeySpace]? = nil) {
+        cache?.invalidate(keys, spaces: spaces)
+        notFound.forget(keys, spaces: spaces)
+    }
+
+    /// ``invalidate(_:in:)`` for every key of `space` that starts with `prefix`.
+    func invalidate(prefix: String, in space: KeySpace = .default) {
+        cache?.invalidate(prefix: prefix, in: space)
+        notFound.forget(prefix: prefix, in: space)
     }
 
     /// Runs compactions that sweeps request, one at a time, off the callers' threads.

@@ -17,6 +17,10 @@ import Foundation
 ///
 /// times the record checksum's implementations in memory (see ``runChecksumExperiment(rounds:)``).
 ///
+///     modelstore-bench readthrough [--runs 5] [--workdir PATH]
+///
+/// compares a hit through the read-through call with a plain read, with metrics off and on
+/// (see ``runReadThroughExperiment(rounds:directory:)``).
 ///     modelstore-bench collections [--records 5000] [--runs 15] [--workdir PATH]
 ///
 /// compares puts and gets through a collection with the same through the store (see
@@ -36,6 +40,7 @@ enum Command {
     case memoryCheck(phase: MemoryCheckPhase, records: Int, directory: String, report: String)
     case tuning(records: Int, rounds: Int, directory: String)
     case checksum(rounds: Int)
+    case readThrough(rounds: Int, directory: String)
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
     case help
@@ -45,6 +50,7 @@ enum Command {
                                 [--workdir PATH] [--markdown PATH] [--json PATH]
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
+               modelstore-bench readthrough [--runs N] [--workdir PATH]
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
@@ -96,6 +102,9 @@ enum Command {
                 directory: options.workDirectory)
         case "checksum":
             return .checksum(rounds: try values["runs"].map(integer) ?? 5)
+        case "readthrough":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)
         case "collections":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(

@@ -1,0 +1,75 @@
+public import Foundation
+
+/// How ``ModelStore/object(_:forKey:options:fetch:)`` fetches, stores and serves a model:
+/// lifetimes, fail-safe, timeouts, refresh-ahead and negative caching.
+///
+/// ```swift
+/// var options = ReadThroughOptions()
+/// options.lifetime = 300                   // fetched models live 5 minutes
+/// options.staleIfError = 3_600             // serve up to 1 h past expiry when the fetch fails
+/// options.softTimeout = .milliseconds(50)  // with a usable stale record, stop waiting after 50 ms
+/// options.hardTimeout = .seconds(2)        // never wait longer than 2 s
+/// options.refreshAhead = 0.8               // refresh in the background after 80 % of the lifetime
+/// options.notFoundLifetime = 30            // remember "not found" for 30 s
+/// ```
+///
+/// Every property defaults to nil: the store's policy decides lifetimes, nothing stale is
+/// served, the caller waits as long as the fetch takes, nothing is refreshed early and
+/// `.notFound` is not remembered.
+public struct ReadThroughOptions: Sendable, Hashable {
+    /// Seconds a fetched model lives when the fetch gives no lifetime of its own
+    /// (``FetchResult/value(_:expiresAfter:metadata:)``); positive and finite. Nil: the store's policy.
+    public var lifetime: TimeInterval?
+
+    /// Fail-safe: how many seconds past its expiry a record may still be returned when the fetch
+    /// fails or times out (0 or more; `.infinity` for any age). Nil: never; the fetch's error is thrown.
+    /// A failed fetch never removes the record.
+    public var staleIfError: TimeInterval?
+
+    /// With a usable stale record (expired, within ``staleIfError``): how long to wait for the
+    /// fetch before returning the stale record. The fetch goes on in the background and stores
+    /// its result for later reads. Ignored when there is no usable stale record.
+    public var softTimeout: Duration?
+
+    /// The longest a caller waits for a fetch, its own or one it joined: then it gets the stale
+    /// record if ``staleIfError`` allows one, else ``ModelStoreError/fetchTimedOut(key:after:)``.
+    /// The fetch goes on in the background and stores its result.
+    public var hardTimeout: Duration?
+
+    /// Refresh-ahead: a hit on a record older than this fraction of its lifetime (greater than 0
+    /// and less than 1) returns the record at once and starts one background refresh for the key.
+    /// A failing refresh leaves the record alone and is logged, never thrown.
+    public var refreshAhead: Double?
+
+    /// Negative caching: seconds to remember that the fetch answered ``FetchResult/notFound``
+    /// (positive and finite); reads in that time return nil without fetching. Any write or
+    /// removal of the key forgets it at once. Nil: not remembered.
+    public var notFoundLifetime: TimeInterval?
+
+    /// Options with every property nil.
+    public init() {}
+
+    /// Throws ``ModelStoreError/invalidPolicy(reason:)`` naming the first bad setting.
+    func validate() throws(ModelStoreError) {
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "options.lifetime") }
+        if let staleIfError, !(staleIfError >= 0) {
+            throw .invalidPolicy(
+                reason: "options.staleIfError is \(staleIfError); use 0 or more seconds, .infinity for any age, "
+                    + "or nil to never serve stale records")
+        }
+        if let softTimeout, softTimeout < .zero {
+            throw .invalidPolicy(reason: "options.softTimeout is \(softTimeout); use zero or more, or nil")
+        }
+        if let hardTimeout, hardTimeout < .zero {
+            throw .invalidPolicy(reason: "options.hardTimeout is \(hardTimeout); use zero or more, or nil")
+        }
+        if let refreshAhead, !(refreshAhead > 0 && refreshAhead < 1) {
+            throw .invalidPolicy(
+                reason: "options.refreshAhead is \(refreshAhead); use a fraction of the lifetime greater than 0 "
+                    + "and less than 1 (0.8 refreshes after 80 %), or nil")
+        }
+        if let notFoundLifetime {
+            try UpdatePolicy.validate(lifetime: notFoundLifetime, what: "options.notFoundLifetime")
+        }
+    }
+}
