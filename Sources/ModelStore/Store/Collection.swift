@@ -14,7 +14,7 @@ extension ModelStore {
     ///
     /// A collection shares everything else with its store: one LevelDB database, one lock,
     /// one object cache, one ``changes(bufferingPolicy:)`` stream (each ``Change`` names its
-    /// collection), write batches (``WriteBatch/set(_:forKey:in:)``) and snapshots
+    /// collection), write batches (``WriteBatch/set(_:forKey:in:)-(_,_,String)``) and snapshots
     /// (``Snapshot/collection(_:)``) that span collections. Creating one does no I/O; a
     /// collection exists on disk while it holds records (see ``collectionNames()``).
     ///

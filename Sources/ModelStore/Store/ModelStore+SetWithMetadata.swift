@@ -71,7 +71,7 @@ extension ModelStore.WriteBatch {
     /// }
     /// ```
     ///
-    /// - Throws: As ``set(_:forKey:in:)`` and ``set(_:forKey:metadata:)``.
+    /// - Throws: As ``set(_:forKey:in:)-(_,_,String)`` and ``set(_:forKey:metadata:)``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, in collection: String, metadata: (any Codable & Sendable)?
     ) throws {
@@ -81,7 +81,7 @@ extension ModelStore.WriteBatch {
     /// Adds storing `value` under `key` in `collection` with `metadata` beside it, with the
     /// collection's policy stamped on the record.
     ///
-    /// - Throws: As ``set(_:forKey:in:)-(_,_,Collection)`` and ``set(_:forKey:metadata:)``.
+    /// - Throws: As ``set(_:forKey:in:)-(_,_,ModelStore.Collection)`` and ``set(_:forKey:metadata:)``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, in collection: ModelStore.Collection, metadata: (any Codable & Sendable)?
     ) throws {

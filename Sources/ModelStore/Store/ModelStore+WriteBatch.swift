@@ -74,7 +74,7 @@ extension ModelStore {
         /// its own.
         ///
         /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a bad lifetime; otherwise
-        ///   as ``set(_:forKey:in:)``.
+        ///   as ``set(_:forKey:in:)-(_,_,String)``.
         public func set<Value: Encodable>(
             _ value: Value, forKey key: String, in collection: String, expiresAfter lifetime: TimeInterval
         ) throws {
@@ -90,7 +90,7 @@ extension ModelStore {
         /// try store.write { batch in try batch.set(session, forKey: "s1", in: sessions) }
         /// ```
         ///
-        /// - Throws: As ``set(_:forKey:in:)``; ``ModelStoreError/invalidPolicy(reason:)`` for
+        /// - Throws: As ``set(_:forKey:in:)-(_,_,String)``; ``ModelStoreError/invalidPolicy(reason:)`` for
         ///   a collection opened with an invalid policy.
         public func set<Value: Encodable>(_ value: Value, forKey key: String, in collection: Collection) throws {
             try add(value, forKey: key, lifetime: collection.lifetime, space: collection.space)

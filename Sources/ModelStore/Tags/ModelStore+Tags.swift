@@ -167,7 +167,7 @@ extension ModelStore.WriteBatch {
     /// entries are written with the rest of the batch, atomically. Without `lifetime`, the
     /// collection's policy applies.
     ///
-    /// - Throws: ``ModelStoreError/invalidTag(tag:reason:)``; otherwise as ``set(_:forKey:in:)``.
+    /// - Throws: ``ModelStoreError/invalidTag(tag:reason:)``; otherwise as ``set(_:forKey:in:)-(_,_,String)``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, in collection: ModelStore.Collection,
         expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil, tags: [String]
