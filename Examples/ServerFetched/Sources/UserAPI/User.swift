@@ -30,6 +30,7 @@ public struct User: Codable, Sendable, Hashable {
 public enum UserAPI {
     /// `GET /users/{id}`: the user as JSON, with `ETag` and `Cache-Control: max-age`;
     /// `304 Not Modified` when `If-None-Match` names the current ETag; 404 for an unknown id.
+    /// `PUT /users/{id}` with `{"name": …, "email": …}` creates or changes the user (new ETag).
     public static func userPath(_ id: String) -> String { "/users/\(id)" }
 
     /// `GET /requests`: how many user requests the server has answered, as plain text.

@@ -1,7 +1,7 @@
 public import Hummingbird
 import UserAPI
 
-/// The server's routes: `GET /users/{id}` and `GET /requests`.
+/// The server's routes: `GET /users/{id}`, `PUT /users/{id}` and `GET /requests`.
 public enum UserRoutes {
     /// Builds a router that answers user requests from `users`, counting them in `counters`.
     ///
@@ -31,6 +31,12 @@ public enum UserRoutes {
             var response = try UserResponse(user: user).response(from: request, context: context)
             response.headers.append(contentsOf: headers)
             return response
+        }
+        // Not counted: lets a person running the example change a user (and so its ETag).
+        router.put("users/:id") { request, context -> UserResponse in
+            let id = try context.parameters.require("id")
+            let edit = try await request.decode(as: UserEdit.self, context: context)
+            return UserResponse(user: try await users.update(id, name: edit.name, email: edit.email))
         }
         // Not counted: it exists so that a person running the example can watch the count.
         router.get("requests") { _, _ -> String in
@@ -69,4 +75,10 @@ struct UserResponse: ResponseEncodable {
     func encode(to encoder: any Encoder) throws {
         try user.encode(to: encoder)
     }
+}
+
+/// The body of `PUT /users/{id}`: the user's new name and e-mail.
+struct UserEdit: Decodable {
+    let name: String
+    let email: String
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // URLSession lives here on Linux
+#endif
 import ModelStore
 import Testing
 import UserAPI
@@ -156,5 +159,24 @@ import UserServer
         #expect(try await second.users.user("grace")?.name == "Grace Hopper")
         #expect(try await second.users.user("nobody") == nil)
         await second.stop()
+    }
+}
+
+extension UserServerTests {
+    @Test func putChangesTheUserAndItsETag() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ServerFetchedTests-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await UserServer.start(directory: directory)
+        var request = URLRequest(url: URL(string: server.baseURL + UserAPI.userPath("ada"))!)
+        request.httpMethod = "PUT"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"name": "Ada King", "email": "ada.king@example.com"}"#.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let changed = try JSONDecoder().decode(User.self, from: data)
+        #expect(changed == User(id: "ada", name: "Ada King", email: "ada.king@example.com", revision: 2))
+        #expect(try await server.users.user("ada") == changed)
+        await server.stop()
     }
 }
