@@ -25,7 +25,7 @@ let root = option("--root", FileManager.default.temporaryDirectory.appendingPath
 }
 var logger = Logger(label: "user-server")
 logger.logLevel = .info
-logger.info(
-    "user-server on http://127.0.0.1:\(port) (users in \(root.path), max-age \(maxAge) s): GET /users/{ada,grace,linus}, GET /requests; Ctrl-C stops it"
-)
+let routes = "GET and PUT /users/{id} (ada, grace, linus to start with), GET /requests"
+let place = "http://127.0.0.1:\(port) (users in \(root.path), max-age \(maxAge) s)"
+logger.info("user-server on \(place): \(routes); Ctrl-C stops it")
 try await UserServer.runUntilSignalled(host: "127.0.0.1", port: port, directory: root, maxAge: maxAge, logger: logger)
