@@ -34,22 +34,19 @@ let package = Package(
             name: "UserServer",
             dependencies: [
                 "UserAPI",
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreHummingbird", package: "ModelStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
-        // The client caches through ModelStore's Hummingbird persist driver: Hummingbird's
-        // PersistDriver API, no HTTP server.
+        // The server keeps its users behind Hummingbird's PersistDriver API, with ModelStore's
+        // driver (ModelStoreHummingbird); the client reads through ModelStore's read-through API.
         .target(
             name: "UserClient",
-            dependencies: [
-                "UserAPI",
-                .product(name: "ModelStore", package: "ModelStore"),
-                .product(name: "ModelStoreHummingbird", package: "ModelStore"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-            ],
+            dependencies: ["UserAPI", .product(name: "ModelStore", package: "ModelStore")],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -1,6 +1,7 @@
-// user-client: looks users up through a ModelStore read-through cache.
+// user-client: looks users up through ModelStore's read-through API (ETag revalidation,
+// max-age lifetimes, stale copies while the server is down, remembered 404s).
 //
-//   swift run user-client [--server URL] [--root DIR] [--ttl SECONDS] [--stale] ID...
+//   swift run user-client [--server URL] [--root DIR] [--ttl SECONDS] [--stale SECONDS] [--not-found SECONDS] ID...
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking  // URLError lives here on Linux
@@ -13,26 +14,33 @@ import UserClient
 struct Options {
     var server = URL(string: "http://127.0.0.1:8080")!
     var root = ModelStore.defaultDirectory
-    var timeToLive: TimeInterval = 60
-    var allowingStale = false
+    var readThrough = ReadThroughOptions()
     var ids: [String] = []
 
-    static let usage = "usage: user-client [--server URL] [--root DIR] [--ttl SECONDS] [--stale] ID..."
+    static let usage =
+        "usage: user-client [--server URL] [--root DIR] [--ttl SECONDS] [--stale SECONDS] [--not-found SECONDS] ID..."
 
     init(_ arguments: ArraySlice<String>) throws {
         var arguments = arguments
+        readThrough.lifetime = 60  // used only when the server sends no max-age
         while let argument = arguments.popFirst() {
             switch argument {
             case "--server": server = try Self.value(&arguments, URL.init(string:))
             case "--root": root = try Self.value(&arguments) { URL(fileURLWithPath: $0, isDirectory: true) }
-            case "--ttl": timeToLive = try Self.value(&arguments) { TimeInterval($0).flatMap { $0 > 0 ? $0 : nil } }
-            case "--stale": allowingStale = true
+            case "--ttl": readThrough.lifetime = try Self.value(&arguments, Self.seconds)
+            case "--stale": readThrough.staleIfError = try Self.value(&arguments, Self.seconds)
+            case "--not-found": readThrough.notFoundLifetime = try Self.value(&arguments, Self.seconds)
             default:
                 guard !argument.hasPrefix("--") else { throw UsageError() }
                 ids.append(argument)
             }
         }
         if ids.isEmpty { throw UsageError() }
+    }
+
+    /// A positive, finite number of seconds.
+    private static func seconds(_ text: String) -> TimeInterval? {
+        TimeInterval(text).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
     }
 
     private static func value<T>(_ arguments: inout ArraySlice<String>, _ parse: (String) -> T?) throws -> T {
@@ -54,15 +62,19 @@ do {
 
 var configuration = ModelStore.Configuration()
 configuration.directory = options.root
-let store = try ModelStore(
-    name: "server-fetched-users", policy: .custom(options.timeToLive), configuration: configuration)
-let client = UserClient(server: options.server, store: store)
+let store = try ModelStore(name: "server-fetched-users", policy: .never, configuration: configuration)
+let client = UserClient(server: options.server, store: store, options: options.readThrough)
 var failed = false
 for id in options.ids {
     do {
-        let lookup = try await client.user(id, allowingStale: options.allowingStale)
-        let user = lookup.value
-        print("\(id): \(user.name) <\(user.email)> revision \(user.revision) from \(lookup.source)")
+        if let user = try await client.user(id) {
+            // Including expired: a copy served while the server is down has expired.
+            let entry = try store.entry(User.self, forKey: UserClient.key(id), includingExpired: true)
+            let expiry = entry?.expiresAt.map { "\(entry?.isExpired == true ? "expired" : "expires") \($0)" } ?? ""
+            print("\(id): \(user.name) <\(user.email)> revision \(user.revision), \(expiry)")
+        } else {
+            print("\(id): not found")
+        }
     } catch {
         // URLError's own description is a dump of its user info; its localized one reads well.
         let message = (error as? URLError)?.localizedDescription ?? String(describing: error)
@@ -70,4 +82,5 @@ for id in options.ids {
         failed = true
     }
 }
+try store.close()
 exit(failed ? 1 : 0)

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Counts the user requests a server has answered, so tests can assert how many fetches the
-/// client's cache let through.
+/// Counts something a server did, so tests can assert how many requests the client's store
+/// let through and how they were answered.
 ///
 /// A final class over a `Mutex` rather than an actor: route handlers bump it and tests read
 /// it, and neither should have to hop executors for an integer.
@@ -11,16 +11,26 @@ public final class RequestCounter: Sendable {
     /// Creates a counter at zero.
     public init() {}
 
-    /// The number of requests counted so far.
+    /// The number counted so far.
     public var value: Int {
         count.withLock { $0 }
     }
 
-    /// Counts one more request and returns the new total.
-    func increment() -> Int {
-        count.withLock { value in
-            value += 1
-            return value
-        }
+    /// Counts one more.
+    func increment() {
+        count.withLock { $0 += 1 }
     }
+}
+
+/// What a user server has answered so far.
+public struct ServerCounters: Sendable {
+    /// Every `GET /users/{id}`, whatever its answer.
+    public let requests = RequestCounter()
+    /// The user requests answered `304 Not Modified`.
+    public let notModified = RequestCounter()
+    /// The user requests answered 404.
+    public let notFound = RequestCounter()
+
+    /// Creates counters at zero.
+    public init() {}
 }

@@ -1,23 +1,31 @@
-// user-server: serves made-up users as JSON on loopback until Ctrl-C.
+// user-server: serves users as JSON on loopback until Ctrl-C, with ETag, Cache-Control and 304s.
+// Its users live in a ModelStore database, reached through Hummingbird's PersistDriver API.
 //
-//   swift run user-server [--port 8080]
+//   swift run user-server [--port 8080] [--root DIR] [--max-age SECONDS]
 import Foundation
 import Logging
 import UserServer
 
-/// The port from `--port N`, or 8080.
-func requestedPort() -> Int {
+/// The value after `flag`, parsed, or `fallback` when the flag is absent; exits on a bad value.
+func option<T>(_ flag: String, _ fallback: T, _ parse: (String) -> T?) -> T {
     let arguments = CommandLine.arguments
-    guard let flag = arguments.firstIndex(of: "--port") else { return 8080 }
-    guard flag + 1 < arguments.count, let port = Int(arguments[flag + 1]), (0...65_535).contains(port) else {
-        FileHandle.standardError.write(Data("usage: user-server [--port 0-65535]\n".utf8))
+    guard let index = arguments.firstIndex(of: flag) else { return fallback }
+    guard index + 1 < arguments.count, let value = parse(arguments[index + 1]) else {
+        let usage = "usage: user-server [--port 0-65535] [--root DIR] [--max-age SECONDS (1 or more)]\n"
+        FileHandle.standardError.write(Data(usage.utf8))
         exit(2)
     }
-    return port
+    return value
 }
 
-let port = requestedPort()
+let port = option("--port", 8080) { Int($0).flatMap { (0...65_535).contains($0) ? $0 : nil } }
+let maxAge = option("--max-age", 60) { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+let root = option("--root", FileManager.default.temporaryDirectory.appendingPathComponent("server-fetched")) {
+    URL(fileURLWithPath: $0, isDirectory: true)
+}
 var logger = Logger(label: "user-server")
 logger.logLevel = .info
-logger.info("user-server on http://127.0.0.1:\(port): GET /users/{id}, GET /requests; Ctrl-C stops it")
-try await UserServer.runUntilSignalled(host: "127.0.0.1", port: port, logger: logger)
+let routes = "GET and PUT /users/{id} (ada, grace, linus to start with), GET /requests"
+let place = "http://127.0.0.1:\(port) (users in \(root.path), max-age \(maxAge) s)"
+logger.info("user-server on \(place): \(routes); Ctrl-C stops it")
+try await UserServer.runUntilSignalled(host: "127.0.0.1", port: port, directory: root, maxAge: maxAge, logger: logger)
