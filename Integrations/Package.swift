@@ -37,9 +37,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The temporary directory and clock both drivers' tests use.
+        .target(
+            name: "DriverTestSupport",
+            dependencies: [.product(name: "ModelStore", package: "ModelStore")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "HummingbirdDriverTests",
             dependencies: [
+                "DriverTestSupport",
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "ModelStoreHummingbird", package: "ModelStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -52,6 +59,7 @@ let package = Package(
         .testTarget(
             name: "VaporDriverTests",
             dependencies: [
+                "DriverTestSupport",
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "ModelStoreVapor", package: "ModelStore"),
                 .product(name: "Vapor", package: "vapor"),

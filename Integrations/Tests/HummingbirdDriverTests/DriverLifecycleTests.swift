@@ -1,3 +1,4 @@
+import DriverTestSupport
 import Foundation
 import Hummingbird
 import ModelStore

@@ -1,3 +1,4 @@
+import DriverTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,39 +9,19 @@ import ModelStore
 import ModelStoreHummingbird
 import ServiceLifecycle
 
-/// A clock the test moves by hand, so expiry is tested without sleeping.
-final class TestClock: @unchecked Sendable {
-    // @unchecked: `current` is only touched under `lock`.
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSinceReferenceDate: 800_000_000)
-
-    var now: Date { lock.withLock { current } }
-
-    func advance(by seconds: TimeInterval) {
-        lock.withLock { current += seconds }
-    }
-}
-
 /// One test's world: a fresh directory and a clock, and drivers over stores opened in it.
 struct Fixture {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("HummingbirdDriverTests-\(UUID().uuidString)", isDirectory: true)
-    let clock = TestClock()
-
-    var configuration: ModelStore.Configuration {
-        var configuration = ModelStore.Configuration()
-        configuration.directory = directory
-        let clock = clock
-        configuration.now = { clock.now }
-        return configuration
-    }
+    let location = TestStoreLocation(label: "HummingbirdDriverTests")
+    var directory: URL { location.directory }
+    var clock: TestClock { location.clock }
+    var configuration: ModelStore.Configuration { location.configuration }
 
     func driver(sweepInterval: Duration = .seconds(600)) throws -> ModelStorePersistDriver {
         try ModelStorePersistDriver(name: "persist", configuration: configuration, sweepInterval: sweepInterval)
     }
 
     func remove() {
-        try? FileManager.default.removeItem(at: directory)
+        location.remove()
     }
 }
 

@@ -1,3 +1,4 @@
+import DriverTestSupport
 import Foundation
 import ModelStore
 import ModelStoreVapor

@@ -1,35 +1,16 @@
+import DriverTestSupport
 import Foundation
 import ModelStore
 import ModelStoreVapor
 import Vapor
 
-/// A clock the test moves by hand, so expiry is tested without sleeping.
-final class TestClock: @unchecked Sendable {
-    // @unchecked: `current` is only touched under `lock`.
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSinceReferenceDate: 800_000_000)
-
-    var now: Date { lock.withLock { current } }
-
-    func advance(by seconds: TimeInterval) {
-        lock.withLock { current += seconds }
-    }
-}
-
 /// One test's world: a fresh directory, a clock, and Vapor applications whose cache is a
 /// ModelStore database in that directory.
 struct Fixture {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("VaporDriverTests-\(UUID().uuidString)", isDirectory: true)
-    let clock = TestClock()
-
-    var configuration: ModelStore.Configuration {
-        var configuration = ModelStore.Configuration()
-        configuration.directory = directory
-        let clock = clock
-        configuration.now = { clock.now }
-        return configuration
-    }
+    let location = TestStoreLocation(label: "VaporDriverTests")
+    var directory: URL { location.directory }
+    var clock: TestClock { location.clock }
+    var configuration: ModelStore.Configuration { location.configuration }
 
     /// A testing application whose cache opens the database "cache" by name (and closes it
     /// when the application shuts down).
@@ -61,6 +42,6 @@ struct Fixture {
     }
 
     func remove() {
-        try? FileManager.default.removeItem(at: directory)
+        location.remove()
     }
 }
