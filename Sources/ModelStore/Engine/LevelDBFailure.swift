@@ -21,7 +21,7 @@ struct LevelDBFailure: Error, Sendable {
         } else if message.hasPrefix("Invalid argument:") {
             kind = .invalidArgument
         } else if message.hasPrefix("IO error:") {
-            kind = .ioError
+            kind = Self.isReadPastEndOfTable(message) ? .corruption : .ioError
         } else {
             kind = .other
         }
@@ -34,9 +34,22 @@ struct LevelDBFailure: Error, Sendable {
                 || message.contains("Resource busy"))
     }
 
+    /// A read past the end of a table file: LevelDB reads tables through memory maps and
+    /// reports a block handle that points beyond the mapping as `EINVAL` on the table file,
+    /// where a plain read would have said "truncated block read". Only a damaged table (a
+    /// flipped byte in its footer or index) holds such a handle, so it is damage, not I/O:
+    /// classified as ``Kind/corruption`` (so a corruption policy applies to it too).
+    static func isReadPastEndOfTable(_ message: String) -> Bool {
+        message.hasSuffix(": Invalid argument") && (message.contains(".ldb:") || message.contains(".sst:"))
+    }
+
     /// Converts the failure into the public error for the database at `path`.
     func storeError(path: String) -> ModelStoreError {
         if isLockConflict { return .locked(path: path, message: message) }
+        if kind == .corruption, Self.isReadPastEndOfTable(message) {
+            return .corrupted(
+                path: path, message: message + " (a block handle points past the end of the table: the table is damaged)")
+        }
         switch kind {
         case .corruption: return .corrupted(path: path, message: message)
         default: return .io(path: path, message: message)

@@ -76,11 +76,13 @@ extension ModelStore {
 
         /// Whether every read checks the checksum of the block it reads. On by default.
         ///
-        /// With it, a damaged table reads as ``ModelStoreError/corrupted(path:message:)``;
-        /// without it, a flipped byte in an uncompressed block can come back as a wrong value
-        /// or a decoding error. It costs a checksum of one block (4 KiB) per read that is not
-        /// served from the block cache: about 0.7 µs. Turn it off only to measure, or when a
-        /// layer below (a checksumming file system) already guarantees integrity.
+        /// With it, a damaged table reads as ``ModelStoreError/corrupted(path:message:)``.
+        /// Without it, a record's own checksum still refuses a damaged value, but LevelDB
+        /// parses damaged blocks unchecked: a record can go missing, and LevelDB builds that
+        /// keep their assertions (Debian's does) abort the whole process on some damaged
+        /// bytes. It costs a checksum of one block (4 KiB) per read that is not served from
+        /// the block cache: about 0.7 µs. Turn it off only to measure, or when a layer below
+        /// (a checksumming file system) already guarantees integrity.
         public var verifiesChecksums: Bool = true
 
         /// What to do when a database turns out to be damaged as it opens: throw (the
