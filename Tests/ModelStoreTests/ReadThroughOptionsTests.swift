@@ -23,9 +23,11 @@ struct ReadThroughOptionsTests {
             return try ModelStore(name: "db", policy: policy, configuration: configuration)
         }
 
-        func counter(_ name: String, _ extra: [(String, String)] = []) -> Int64 {
+        /// The counter `name` of the store's own keys (`collection=""`) unless `collection` is given.
+        func counter(_ name: String, _ extra: [(String, String)] = [], collection: String = "") -> Int64 {
             let counters = metrics.counters(
-                label: ReadThroughMetrics.prefix + name, dimensions: [("database", "db")] + extra)
+                label: ReadThroughMetrics.prefix + name,
+                dimensions: [("database", "db"), ("collection", collection)] + extra)
             return counters.first?.totalValue ?? 0
         }
     }
@@ -443,6 +445,44 @@ struct ReadThroughOptionsTests {
         #expect(harness.counter("misses_total") == 1)
         #expect(harness.counter("fetches_total") == 1)
         #expect(harness.counter("hits_total") == 2)
+    }
+
+    @Test("Hits and misses through two collections and the store are counted per collection")
+    func metricsCountPerCollection() async throws {
+        let harness = Harness()
+        let store = try harness.open()
+        let users = store.collection("users")
+        let teams = store.collection("teams")
+        let options = ReadThroughOptions()
+        // users: 1 miss, 2 hits (the second call makes a new Collection value: same counters).
+        for collection in [users, users, store.collection("users")] {
+            _ = try await collection.object(User.self, forKey: "u", options: options) { _ in .value(User.sample()) }
+        }
+        // teams: 2 misses of two keys, 1 hit, and a remembered not-found.
+        var remember = options
+        remember.notFoundLifetime = 30
+        _ = try await teams.object(User.self, forKey: "a", options: options) { _ in .value(User.sample()) }
+        _ = try await teams.object(User.self, forKey: "a", options: options) { _ in .value(User.sample()) }
+        _ = try await teams.object(User.self, forKey: "gone", options: remember) { _ in .notFound }
+        _ = try await teams.object(User.self, forKey: "gone", options: remember) { _ in .notFound }
+        // The store's own keys: 1 hit of a key set directly.
+        try store.set(User.sample(), forKey: "u")
+        _ = try await store.object(User.self, forKey: "u", options: options) { _ in .notFound }
+        // The non-optional overload counts in its collection too.
+        _ = try await teams.object(User.self, forKey: "a") { User.sample() }
+
+        #expect(harness.counter("misses_total", collection: "users") == 1)
+        #expect(harness.counter("hits_total", collection: "users") == 2)
+        #expect(harness.counter("fetches_total", collection: "users") == 1)
+        #expect(harness.counter("misses_total", collection: "teams") == 2)
+        #expect(harness.counter("hits_total", collection: "teams") == 2)
+        #expect(harness.counter("fetches_total", collection: "teams") == 2)
+        #expect(harness.counter("not_found_hits_total", collection: "teams") == 1)
+        #expect(harness.counter("hits_total") == 1)
+        #expect(harness.counter("misses_total") == 0)
+        #expect(harness.counter("fetches_total") == 0)
+        // Created once per collection, not per call or per Collection value.
+        #expect(harness.metrics.counters(label: ReadThroughMetrics.prefix + "hits_total").count == 3)
     }
 
     @Test("Bad options throw invalidPolicy before fetching")

@@ -65,11 +65,6 @@ final class FetchCoalescer: Sendable {
     }
 
     private let state = Locked(State())
-    private let metrics: ReadThroughMetrics?
-
-    init(metrics: ReadThroughMetrics? = nil) {
-        self.metrics = metrics
-    }
 
     /// The number of fetches that have stored a model so far; read it before reading the store.
     func ticket() -> UInt64 {
@@ -85,6 +80,7 @@ final class FetchCoalescer: Sendable {
     ///   - timeout: Bounds this caller's wait (``Outcome/timedOut``); nil waits for the fetch.
     ///   - store: Stores the fetched result and returns what waiters get; runs in the fetch's
     ///     task before any waiter resumes.
+    ///   - metrics: Where this caller's wait, and the fetch it starts, are counted (its collection's).
     /// - Throws: `CancellationError` if the caller's task is cancelled; the fetch's or the
     ///   store's error; ``ModelStoreError/readThroughTypeMismatch(key:requested:inFlight:)``
     ///   when the fetch in flight for `key` produces another type.
@@ -96,7 +92,8 @@ final class FetchCoalescer: Sendable {
         since ticket: UInt64,
         timeout: Timeout? = nil,
         fetch pending: PendingFetch<Fetched>,
-        store: @escaping @Sendable (Fetched) async throws -> Value
+        store: @escaping @Sendable (Fetched) async throws -> Value,
+        metrics: ReadThroughMetrics? = nil
     ) async throws -> Outcome {
         let key = ByteKey(key, in: space)
         let waiterID = state.withLock { state -> UInt64 in
@@ -107,7 +104,7 @@ final class FetchCoalescer: Sendable {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
                 join(
                     key: key, type: type, typeName: typeName, waiterID: waiterID, ticket: ticket, waiter: waiter,
-                    timeout: timeout, pending: pending, store: store)
+                    timeout: timeout, pending: pending, store: store, metrics: metrics)
             }
         } onCancel: {
             leave(key: key, waiterID: waiterID)
@@ -116,7 +113,8 @@ final class FetchCoalescer: Sendable {
 
     private func join<Fetched: Sendable, Value: Sendable>(
         key: ByteKey, type: Value.Type, typeName: String, waiterID: UInt64, ticket: UInt64, waiter: Waiter,
-        timeout: Timeout?, pending: PendingFetch<Fetched>, store: @escaping @Sendable (Fetched) async throws -> Value
+        timeout: Timeout?, pending: PendingFetch<Fetched>, store: @escaping @Sendable (Fetched) async throws -> Value,
+        metrics: ReadThroughMetrics?
     ) {
         let decision = state.withLock { state -> Decision in
             // Checked under the lock that `leave` takes: a cancellation either happened before
@@ -151,7 +149,7 @@ final class FetchCoalescer: Sendable {
             }
             metrics?.fetches.increment()
             let task = Task { [self] in
-                await run(key: key, id: id, fetch: fetch, store: store, onFailure: nil)
+                await run(key: key, id: id, fetch: fetch, store: store, metrics: metrics, onFailure: nil)
             }
             let orphaned = state.withLock { state -> Bool in
                 guard state.flights[key]?.id == id else { return true }  // every waiter already left
@@ -169,7 +167,9 @@ final class FetchCoalescer: Sendable {
     /// Starts a fetch that nobody waits for (a refresh-ahead), unless one is in flight for `key`.
     /// Callers that miss the key meanwhile join it. Returns whether it started one.
     ///
-    /// - Parameter onFailure: Told the fetch's or the store's error (never a cancellation's).
+    /// - Parameters:
+    ///   - metrics: Where the fetch and its failure are counted (its collection's).
+    ///   - onFailure: Told the fetch's or the store's error (never a cancellation's).
     func startInBackground<Fetched: Sendable, Value: Sendable>(
         _ type: Value.Type,
         typeName: String,
@@ -177,6 +177,7 @@ final class FetchCoalescer: Sendable {
         in space: KeySpace = .default,
         fetch pending: PendingFetch<Fetched>,
         store: @escaping @Sendable (Fetched) async throws -> Value,
+        metrics: ReadThroughMetrics? = nil,
         onFailure: @escaping @Sendable (any Error) -> Void
     ) -> Bool {
         let key = ByteKey(key, in: space)
@@ -195,7 +196,7 @@ final class FetchCoalescer: Sendable {
         }
         metrics?.fetches.increment()
         let task = Task { [self] in
-            await run(key: key, id: id, fetch: fetch, store: store, onFailure: onFailure)
+            await run(key: key, id: id, fetch: fetch, store: store, metrics: metrics, onFailure: onFailure)
         }
         state.withLock { state in
             if state.flights[key]?.id == id { state.flights[key]?.task = task }
@@ -206,7 +207,7 @@ final class FetchCoalescer: Sendable {
     /// The fetch's task: fetches, stores, then hands the result to every waiter.
     private func run<Fetched: Sendable, Value: Sendable>(
         key: ByteKey, id: UInt64, fetch: () async throws -> Fetched, store: (Fetched) async throws -> Value,
-        onFailure: (@Sendable (any Error) -> Void)?
+        metrics: ReadThroughMetrics?, onFailure: (@Sendable (any Error) -> Void)?
     ) async {
         var stored = false
         let result: Result<Outcome, any Error>

@@ -1,12 +1,17 @@
 import CoreMetrics
 import Metrics
 
-/// The read-through counters of one open database, created once when it opens, not per call.
+/// The read-through counters of one collection of one open database, created once (when the
+/// database opens, or when the collection is first made on it), not per call.
 ///
 /// Names follow Prometheus conventions (`snake_case`, `_total` for counters) and carry the
-/// label `database` (the database's name), so one dashboard query covers every database:
-/// `sum by (database) (rate(modelstore_read_through_hits_total[5m]))`. With no metrics backend
-/// bootstrapped, swift-metrics hands out no-op handlers: an increment is one indirect call.
+/// labels `database` (the database's name) and `collection` (the collection's name; `""` for
+/// the store's own keys, the default collection, which no named collection can be called), so
+/// one dashboard query covers every database or collection:
+/// `sum by (database, collection) (rate(modelstore_read_through_hits_total[5m]))`. With no
+/// metrics backend bootstrapped, swift-metrics hands out no-op handlers: an increment is one
+/// indirect call.
+@usableFromInline
 final class ReadThroughMetrics: Sendable {
     /// Reads answered by a live record.
     let hits: Counter
@@ -31,8 +36,12 @@ final class ReadThroughMetrics: Sendable {
 
     static let prefix = "modelstore_read_through_"
 
-    init(database: String, factory: (any MetricsFactory)?) {
-        let dimensions = [("database", database)]
+    /// The `collection` label of the default collection (the store's own keys): a collection
+    /// name is never empty, so this value never names one.
+    static let defaultCollectionLabel = ""
+
+    init(database: String, collection: String?, factory: (any MetricsFactory)?) {
+        let dimensions = [("database", database), ("collection", collection ?? Self.defaultCollectionLabel)]
         func counter(_ name: String, _ extra: [(String, String)] = []) -> Counter {
             let label = Self.prefix + name
             if let factory { return Counter(label: label, dimensions: dimensions + extra, factory: factory) }

@@ -25,7 +25,7 @@ extension ModelStore.Collection {
         options.lifetime = lifetime ?? self.lifetime
         options.staleIfError = staleIfError ? .infinity : nil
         let value = try await store.readThrough(
-            type, forKey: key, options: options, requiresValue: true, space: space,
+            type, forKey: key, options: options, requiresValue: true, in: self,
             fetch: { _ in .value(try await fetch()) })
         guard let value else {
             // `requiresValue` reads again rather than return nil; kept as a typed error, not a crash.
@@ -46,18 +46,25 @@ extension ModelStore.Collection {
     ///
     /// A fetched model without a lifetime of its own lives ``ReadThroughOptions/lifetime``, else the
     /// collection's policy, else the store's. A remembered `.notFound` is per record: the same key
-    /// in another collection is fetched.
+    /// in another collection is fetched. Counters carry the label `collection` with the
+    /// collection's name.
     ///
     /// - Throws: As ``ModelStore/object(_:forKey:options:fetch:)``.
+    @inlinable
+    nonisolated(nonsending)
     public func object<Value: Codable & Sendable>(
         _ type: Value.Type,
         forKey key: String,
         options: ReadThroughOptions,
         fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
-        var options = options
-        options.lifetime = options.lifetime ?? lifetime
-        return try await store.readThrough(
-            type, forKey: key, options: options, requiresValue: false, space: space, fetch: fetch)
+        // Inlinable and nonsending for the hit's cost, as the store's overload (which see).
+        // The collection's lifetime is applied after the hit step, where a fetch stores.
+        var probe = ReadThroughProbe()
+        let hit = try store.readThroughHit(
+            type, forKey: key, options: options, requiresValue: false, in: self, probe: &probe)
+        if probe.isAnswer { return hit }
+        return try await store.readThroughAfterHit(
+            hit, type, forKey: key, options: options, requiresValue: false, in: self, probe: probe, fetch: fetch)
     }
 }

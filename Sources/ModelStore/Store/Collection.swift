@@ -41,6 +41,9 @@ extension ModelStore {
         /// nil when the store's policy applies.
         @usableFromInline
         let lifetime: TimeInterval?
+        /// The collection's read-through counters (`collection=<name>`), looked up once here so
+        /// a read-through hit takes no lock to find them.
+        let readThroughMetrics: ReadThroughMetrics
 
         /// A `.never` collection stamps a deadline this far away (about 2,000 years, the
         /// distance from 2001 to `Date.distantFuture`): a record's own deadline is what keeps
@@ -60,6 +63,8 @@ extension ModelStore {
                 failure = error
             }
             lifetime = policy.map { $0.timeToLive ?? Self.neverLifetime }
+            // An invalid collection counts nowhere of its own: every call throws before counting.
+            readThroughMetrics = store.database.readThroughMetrics.metrics(for: checkedSpace)
         }
 
         @inline(__always)

@@ -56,7 +56,7 @@ extension ModelStore {
         options.lifetime = lifetime
         options.staleIfError = staleIfError ? .infinity : nil
         let value = try await readThrough(
-            type, forKey: key, options: options, requiresValue: true, space: .default,
+            type, forKey: key, options: options, requiresValue: true, in: nil,
             fetch: { _ in .value(try await fetch()) })
         guard let value else {
             // `requiresValue` reads again rather than return nil; kept as a typed error, not a crash.

@@ -48,8 +48,8 @@ final class OpenDatabase: @unchecked Sendable {
     /// Keys whose read-through fetch answered `.notFound`, remembered for a while.
     let notFound = NotFoundMemory()
 
-    /// Read-through counters, created once per open database.
-    let readThroughMetrics: ReadThroughMetrics
+    /// Read-through counters, created once per collection of the open database.
+    let readThroughMetrics: ReadThroughMetricsByCollection
 
     /// What read-through timeouts wait on (a manual clock in tests).
     let readThroughClock: any ReadThroughClock
@@ -89,9 +89,9 @@ final class OpenDatabase: @unchecked Sendable {
         self.options = options
         self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
-        readThroughMetrics = ReadThroughMetrics(database: name, factory: readThrough.metricsFactory)
+        readThroughMetrics = ReadThroughMetricsByCollection(database: name, factory: readThrough.metricsFactory)
         readThroughClock = readThrough.clock
-        fetches = FetchCoalescer(metrics: readThroughMetrics)
+        fetches = FetchCoalescer()
     }
 
     /// Forgets what in-memory structures know about `key` after a write or removal of it:
