@@ -17,10 +17,12 @@ enum BenchmarkMain {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 let sampler = AnonymousMemorySampler()
                 let samples = try await runWorkloads(of: contender, records: records, directory: directory)
+                let disk = (try? String(contentsOfFile: directory + "/" + diskBytesFileName, encoding: .utf8))
+                    .flatMap { Int($0) }
                 try write(
                     WorkerReport(
                         contender: contender, records: records, samples: samples,
-                        peakResidentBytes: peakResidentBytes(), peakAnonymousBytes: sampler.stop()),
+                        peakResidentBytes: peakResidentBytes(), peakAnonymousBytes: sampler.stop(), diskBytes: disk),
                     to: reportPath)
             case .tuning(let records, let rounds, let directory):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -9,4 +9,7 @@ struct WorkerReport: Codable, Sendable {
     /// The worker's peak anonymous resident memory (heap and stacks only), sampled every
     /// 10 ms; nil where it cannot be read.
     var peakAnonymousBytes: Int?
+    /// The bytes the imported database takes on disk after a full compaction; nil for
+    /// workers that build no such database.
+    var diskBytes: Int? = nil
 }

@@ -61,6 +61,19 @@ struct TargetCheck {
             rows.append(ratioRow(
                 "ModelStore JSON put random no slower than C API, LevelDB defaults (≤ 1.00x), \(size)",
                 table: table, contender: .modelStoreJSON, workload: .putRandom, limit: 1.0))
+            // Performance round two: reads at the engine's floor, and the footprint.
+            rows.append(pairedRow(
+                "ModelStore binary get ≤ 0.80x C API, pre-encoded bytes, \(size)",
+                table: table, contender: .modelStoreBinary, reference: .cRaw, workload: .getExisting, limit: 0.8))
+            rows.append(pairedRow(
+                "ModelStore JSON get ≤ 0.90x C API, pre-encoded bytes, \(size)",
+                table: table, contender: .modelStoreJSON, reference: .cRaw, workload: .getExisting, limit: 0.9))
+            rows.append(footprintRow(
+                "ModelStore JSON on disk after import ≤ 1.30x C API + JSON (Snappy), \(size)",
+                records: records, limit: 1.3, unit: "MiB") { $0.diskBytes })
+            rows.append(footprintRow(
+                "ModelStore JSON peak RSS ≤ 1.10x C API + JSON, \(size)",
+                records: records, limit: 1.1, unit: "MiB") { $0.peakResidentBytes })
             if let hit = table.microseconds(.modelStoreObjectCache, .cacheHit),
                 let cpuHit = table.cpuMicroseconds(.modelStoreObjectCache, .cacheHit)
             {
@@ -167,6 +180,23 @@ struct TargetCheck {
         return Row(
             target: target, measured: String(format: "%.2f", wall), met: wall <= 1.1,
             cpuMeasured: String(format: "%.2f", cpu), cpuMet: cpu <= 1.1)
+    }
+
+    /// ModelStore JSON's median of a byte count against the JSON baseline's.
+    private func footprintRow(
+        _ target: String, records: Int, limit: Double, unit: String, _ bytes: (WorkerReport) -> Int?
+    ) -> Row {
+        func medianBytes(_ contender: Contender) -> Double? {
+            median((results[records] ?? []).filter { $0.contender == contender }.compactMap(bytes).map(Double.init))
+        }
+        guard let ours = medianBytes(.modelStoreJSON), let theirs = medianBytes(.cJSON), theirs > 0 else {
+            return Row(target: target, measured: "not run", met: nil)
+        }
+        let ratio = ours / theirs
+        return Row(
+            target: target,
+            measured: String(format: "%.2fx (%.0f / %.0f ", ratio, ours / 1_048_576, theirs / 1_048_576) + unit + ")",
+            met: ratio <= limit)
     }
 
     /// A ratio between two contenders, paired run by run.

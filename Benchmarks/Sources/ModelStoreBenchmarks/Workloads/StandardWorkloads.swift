@@ -1,3 +1,5 @@
+import Foundation
+
 /// Runs every standard workload for one contender at `corpus.count` records, in a fixed
 /// order, and returns one sample per workload the contender can run.
 ///
@@ -41,6 +43,9 @@ func runStandardWorkloads<Store: BenchmarkStore>(
     try store.close()
     try factory.compact(main)
     try factory.compact(expiring)
+    // The footprint: what the imported, compacted database takes on disk, kept beside the
+    // report for the worker to pick up (the database itself is removed after the reads).
+    try String(storedByteCount(main)).write(toFile: directory + "/" + diskBytesFileName, atomically: true, encoding: .utf8)
 
     // Reads.
     store = try factory.open(main)

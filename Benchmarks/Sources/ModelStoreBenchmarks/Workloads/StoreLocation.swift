@@ -26,3 +26,16 @@ func directoryByteCount(_ location: String) -> Int {
         return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
     }
 }
+
+/// The file a worker's standard workloads write the compacted database's size into.
+let diskBytesFileName = "disk-bytes"
+
+/// The bytes a database at `location` takes: a LevelDB directory's files, or SQLite's
+/// `location.sqlite` and its WAL.
+func storedByteCount(_ location: String) -> Int {
+    let sqlite = [location + ".sqlite", location + ".sqlite-wal"].reduce(0) { total, path in
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
+    }
+    return directoryByteCount(location) + sqlite
+}
