@@ -67,6 +67,10 @@ func runMetadataExperiment(records: Int, rounds: Int, directory: String) throws 
             buffer.removeAll(keepingCapacity: true)
             try codec.encode(boxed, appendingTo: &buffer)
         })
+        let encodedMetadata = try codec.encode(metadata)
+        samples["decode metadata", default: []].append(try nanosecondsPerOperation(records) { _ in
+            try encodedMetadata.withUnsafeBytes { blackHole(try codec.decode(ETagMetadata.self, fromBytes: $0)) }
+        })
         try plain.close()
         try tagged.close()
         try? FileManager.default.removeItem(atPath: directory)
@@ -77,6 +81,7 @@ func runMetadataExperiment(records: Int, rounds: Int, directory: String) throws 
         ("put", ""), ("put with metadata", ratio("put with metadata", "put") + " of put (target ≤ 1.10x)"),
         ("get", ""), ("get with metadata", ratio("get with metadata", "get") + " of get (target ≤ 1.10x)"),
         ("entry(_:forKey:)", ""), ("encode profile", "codec alone"), ("encode metadata", "codec alone"),
+        ("decode metadata", "codec alone"),
         ("metadata(_:forKey:)",
          ratio("entry(_:forKey:)", "metadata(_:forKey:)") + " faster than entry (target ≥ 3x)"),
         ("contains(_:)",
