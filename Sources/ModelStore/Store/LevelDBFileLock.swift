@@ -66,10 +66,24 @@ final class LevelDBFileLock {
     private static let setLockCommand: Int32 = F_SETLK
     #endif
 
-    /// Releases the lock (closing our descriptor releases it). Safe to call more than once.
+    /// Releases the lock, then closes our descriptor. Safe to call more than once.
+    ///
+    /// Unlocked explicitly, not by the close alone: an open-file-description lock lives as
+    /// long as any descriptor of that description, and a child another thread forks keeps a
+    /// copy until it `exec`s (`O_CLOEXEC` closes it only then). A close alone left the lock
+    /// held in that window, and the repair's own LevelDB open right after found the database
+    /// "in use by another process".
     func release() {
         guard let fd = descriptor else { return }
         descriptor = nil
+        var request = flock()
+        request.l_type = Int16(F_UNLCK)
+        request.l_whence = Int16(SEEK_SET)
+        request.l_start = 0
+        request.l_len = 0
+        if fcntl(fd, Self.setLockCommand, &request) != 0 && errno == EINVAL {
+            _ = fcntl(fd, F_SETLK, &request)  // locked with F_SETLK on a kernel without OFD locks
+        }
         _ = closeDescriptor(fd)
     }
 
