@@ -9,7 +9,11 @@ import Testing
 /// This is also why reads keep LevelDB's block checksum on: with `verifiesChecksums` off the
 /// same loop aborted the process inside Debian's LevelDB 1.23 (built with assertions) at
 /// table byte 340 (`dbformat.h:96: ExtractUserKey: Assertion internal_key.size() >= 8`).
-@Suite("Every byte of a table flipped")
+///
+/// The two cases run one after the other (`.serialized`): each blocks the thread it runs on for
+/// seconds, and two at once would hold both of a 2-core machine's cooperative threads, starving
+/// the suite's asynchronous tests.
+@Suite("Every byte of a table flipped", .serialized)
 struct TableByteFlipTests {
     @Test("Flipping each byte of a small table in turn: every read by key and every scan is exact or corrupted",
           arguments: [false, true])
