@@ -194,8 +194,12 @@ public struct JSONModelCodec: ModelCodec {
     /// - Throws: `DecodingError.dataCorrupted` for a document that is not strict RFC 8259 JSON (when ModelStore's
     ///   decoder is used) or that nests more than 512 arrays and objects; otherwise what the `JSONDecoder` throws.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        if usesFastDecoder, let value = try data.withUnsafeBytes({ try fastDecode(type, from: $0) }) {
-            return value
+        if usesFastDecoder {
+            do {
+                return try data.withUnsafeBytes { try fastDecode(type, from: $0) }
+            } catch is JSONFastDecoderError {
+                // Foundation decides, below.
+            }
         }
         try data.withUnsafeBytes { try JSONNestingGuard.check($0, allowsJSON5: decoder.allowsJSON5) }
         return try decoder.decode(type, from: data)
@@ -208,8 +212,12 @@ public struct JSONModelCodec: ModelCodec {
         _ type: Value.Type,
         fromBytes bytes: UnsafeRawBufferPointer
     ) throws -> Value {
-        if usesFastDecoder, let value = try fastDecode(type, from: bytes) {
-            return value
+        if usesFastDecoder {
+            do {
+                return try fastDecode(type, from: bytes)
+            } catch is JSONFastDecoderError {
+                // Foundation decides, below.
+            }
         }
         try JSONNestingGuard.check(bytes, allowsJSON5: decoder.allowsJSON5)
         // JSONDecoder does not keep its input, so LevelDB's buffer is wrapped without a copy.
@@ -218,11 +226,13 @@ public struct JSONModelCodec: ModelCodec {
         return try decoder.decode(type, from: data)
     }
 
-    /// ModelStore's decoder: the value, or nil when the `JSONDecoder` must decide.
+    /// ModelStore's decoder: the value, or ``JSONFastDecoderError/needsFoundation`` when the `JSONDecoder` must
+    /// decide. (An error rather than an optional result: in this generic function, unspecialized when the store calls
+    /// it, `Value?` would cost a metadata lookup per call.)
     ///
     /// - Throws: `DecodingError.dataCorrupted` for a document the scanner rejected. Such bytes never reach
     ///   Foundation, whose parser crashes on some of them.
-    private func fastDecode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value? {
+    private func fastDecode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         do {
             return try JSONFastDecoder.decode(type, from: bytes)
         } catch let error as JSONSyntaxError {
@@ -230,7 +240,7 @@ public struct JSONModelCodec: ModelCodec {
         } catch {
             // Anything else (a model's error, a value only Foundation reads exactly): Foundation's answer is the one
             // callers see.
-            return nil
+            throw JSONFastDecoderError.needsFoundation
         }
     }
 }

@@ -15,11 +15,12 @@ final class JSONDecodingState {
 
     /// The document; borrowed from the caller until ``detachFromInput()`` copies it.
     @exclusivity(unchecked) private(set) var bytes: UnsafeRawPointer
-    let length: Int
+    @exclusivity(unchecked) private(set) var length: Int
     /// The copy ``detachFromInput()`` made, freed with the state.
     @exclusivity(unchecked) private var ownedBytes: UnsafeMutableRawPointer?
-    /// The document's structure. Lookups update the key hints kept in object entries.
-    let tape: JSONTape
+    /// The document's structure. Lookups update the key hints kept in object entries. Its memory is reused from
+    /// call to call while the state is the thread's spare.
+    @exclusivity(unchecked) private(set) var tape: JSONTape
     @exclusivity(unchecked) var path = JSONCodingPath()
     /// Set when Foundation must redo the call (see the type's documentation).
     @exclusivity(unchecked) private(set) var needsFoundation = false
@@ -30,16 +31,63 @@ final class JSONDecodingState {
     /// How many null values ``makeMissingValue()`` has invented.
     @exclusivity(unchecked) private var missingValues = 0
 
-    init(bytes: UnsafeRawBufferPointer, tape: JSONTape) {
-        // The scanner accepted the buffer, so it is not empty.
-        self.bytes = UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped)
-        length = bytes.count
-        self.tape = tape
+    /// What ``bytes`` is between calls: a non-null address never dereferenced, since ``length`` is then zero (as
+    /// empty buffers in the standard library do).
+    private static var noInput: UnsafeRawPointer {
+        UnsafeRawPointer(bitPattern: MemoryLayout<UInt64>.alignment).unsafelyUnwrapped
+    }
+
+    private init() {
+        bytes = JSONDecodingState.noInput
+        length = 0
+        tape = JSONTape(inputLength: 0)
     }
 
     deinit {
         tape.deallocate()
         ownedBytes?.deallocate()
+    }
+
+    // MARK: - Lifetime
+
+    /// Each thread keeps the state of its last decode call, so that the next call on the thread allocates neither
+    /// the state nor its tape: for a small document (a record's metadata) those allocations were a good part of
+    /// the decode. A decode nested in a model's `init(from:)` finds the slot empty and makes its own state.
+    private static let spare = ThreadSpare<JSONDecodingState>()
+
+    /// A state for one decode call: the calling thread's spare, or a new one. The caller hands it the document with
+    /// ``read(_:)`` and, whatever happens, passes it to ``end(_:)`` when the call is over.
+    static func start() -> JSONDecodingState {
+        spare.take() ?? JSONDecodingState()
+    }
+
+    /// Scans `bytes`, the document of this call, onto the tape.
+    ///
+    /// - Throws: ``JSONSyntaxError`` if the scanner rejects the document.
+    func read(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
+        try JSONScanner.scan(bytes, into: &tape)
+        // The scanner accepted the buffer, so it is not empty.
+        self.bytes = UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped)
+        length = bytes.count
+    }
+
+    /// Ends the call `state` served. If a decoder or container that a model kept still refers to it, it keeps a
+    /// copy of the input and stays with them (they must keep working after the caller's buffer is gone, as
+    /// Foundation's do); otherwise it is emptied and kept as the thread's spare.
+    static func end(_ state: inout JSONDecodingState) {
+        guard isKnownUniquelyReferenced(&state) else {
+            if state.length > 0 { state.detachFromInput() }
+            return
+        }
+        state.bytes = JSONDecodingState.noInput
+        state.length = 0
+        state.tape.removeAll(inputLength: 0)
+        state.path = JSONCodingPath()
+        state.needsFoundation = false
+        if !state.keyIndexes.isEmpty { state.keyIndexes = [:] }
+        if !state.byteIndexes.isEmpty { state.byteIndexes = [:] }
+        state.missingValues = 0
+        spare.putBack(state)
     }
 
     /// Copies the input, for a decoder or container that a model kept after its decode call returned: the caller's

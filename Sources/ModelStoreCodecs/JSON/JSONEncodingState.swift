@@ -62,7 +62,7 @@ final class JSONEncodingState {
 
     private let fields: UnsafeMutablePointer<Fields>
 
-    init() {
+    private init() {
         fields = .allocate(capacity: 1)
         fields.initialize(to: Fields())
         // Typical models nest a few levels and have a dozen keys: one allocation each instead of several.
@@ -74,6 +74,47 @@ final class JSONEncodingState {
     deinit {
         fields.deinitialize(count: 1)
         fields.deallocate()
+    }
+
+    // MARK: - Lifetime
+
+    /// Each thread keeps the state of its last encode call, so that the next call on the thread allocates neither
+    /// the state nor its arrays: for a small value (a record's metadata) those allocations were a good part of the
+    /// encode. An encode nested in a model's `encode(to:)` finds the slot empty and makes its own state.
+    private static let spare = ThreadSpare<JSONEncodingState>()
+
+    /// Arrays that grew past this many elements are not kept for the next call.
+    private static let maximumRetainedCount = 256
+
+    /// A state for one encode call: the calling thread's spare, or a new one. The caller passes it to ``end(_:)``
+    /// when the call is over, after taking its ``bytes`` back.
+    static func start() -> JSONEncodingState {
+        spare.take() ?? JSONEncodingState()
+    }
+
+    /// Ends the call `state` served. If an encoder or container that a model kept still refers to it, it stays
+    /// theirs (and finished: its output is no longer the caller's buffer); otherwise it is emptied and kept as the
+    /// thread's spare.
+    static func end(_ state: inout JSONEncodingState) {
+        guard isKnownUniquelyReferenced(&state) else { return }
+        let fields = state.fields
+        guard fields.pointee.frames.capacity <= maximumRetainedCount,
+            fields.pointee.path.capacity <= maximumRetainedCount,
+            fields.pointee.keyLog.capacity <= maximumRetainedCount,
+            fields.pointee.bytes.isEmpty
+        else { return }
+        fields.pointee.frames.removeAll(keepingCapacity: true)
+        fields.pointee.path.removeAll(keepingCapacity: true)
+        fields.pointee.keyLog.removeAll(keepingCapacity: true)
+        fields.pointee.nextFrameID = 0
+        fields.pointee.nextSlot = 1
+        fields.pointee.currentSlot = 0
+        fields.pointee.slotUse = .unused
+        fields.pointee.scopeBase = 0
+        fields.pointee.failed = false
+        fields.pointee.valueDepth = 0
+        fields.pointee.tooDeep = nil
+        spare.putBack(state)
     }
 
     var bytes: [UInt8] {

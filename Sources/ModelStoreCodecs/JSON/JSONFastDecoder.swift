@@ -8,7 +8,8 @@
 ///
 /// It is fast because it reads the document once into a compact ``JSONTape`` without creating Strings for keys,
 /// matches keys by their bytes with a hint for the next key, creates each String once from the input, and reads
-/// common types (``JSONFastPath``) without containers.
+/// common types (``JSONFastPath``) without containers. Its fixed cost per call is small: the decoding state and its
+/// tape are the thread's spare from the previous call, not new allocations.
 enum JSONFastDecoder {
     /// Decodes `type` from `bytes`, which need only stay valid for the call.
     ///
@@ -17,14 +18,9 @@ enum JSONFastDecoder {
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         // Offsets and tape indices are 32-bit.
         guard bytes.count < Int(UInt32.max) else { throw JSONFastDecoderError.needsFoundation }
-        let tape = try JSONScanner.scan(bytes)
-        var state = JSONDecodingState(bytes: bytes, tape: tape)
-        defer {
-            // A model kept a decoder or container: it must keep working after `bytes` is gone, as Foundation's do.
-            if !isKnownUniquelyReferenced(&state) {
-                state.detachFromInput()
-            }
-        }
+        var state = JSONDecodingState.start()
+        defer { JSONDecodingState.end(&state) }
+        try state.read(bytes)
         let value = try state.decode(type, at: 0, depth: 0)
         guard !state.needsFoundation else { throw JSONFastDecoderError.needsFoundation }
         return value

@@ -10,7 +10,8 @@
 /// Foundation, whose encoder recurses until the stack overflows: it throws `EncodingError.invalidValue`.
 ///
 /// It is fast because it streams straight into the caller's buffer: there is no tree of boxed values, no
-/// `Dictionary` per object and no second pass to serialize it.
+/// `Dictionary` per object and no second pass to serialize it. Its fixed cost per call is small too: the encoding
+/// state and its arrays are the thread's spare from the previous call, not new allocations.
 enum JSONFastEncoder {
     /// The deepest nesting of values that encode themselves, one inside the other: containers and single-value
     /// wrappers alike, as in ``BinaryModelCodec``, whose limit this is. Scalars written directly (String, numbers,
@@ -27,11 +28,14 @@ enum JSONFastEncoder {
     /// - Throws: `EncodingError.invalidValue` if `value` nests deeper than ``maximumDepth``; `buffer` is then left
     ///   as it was.
     static func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws -> Bool {
-        let state = JSONEncodingState()
+        var state = JSONEncodingState.start()
         let start = buffer.count
         // Move the buffer into the state rather than copy it, and move it back whatever happens.
         swap(&state.bytes, &buffer)
-        defer { swap(&state.bytes, &buffer) }
+        defer {
+            swap(&state.bytes, &buffer)
+            JSONEncodingState.end(&state)
+        }
         do {
             try state.encodeTopLevel(value)
             return true

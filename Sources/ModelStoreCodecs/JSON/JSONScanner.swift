@@ -16,28 +16,41 @@ struct JSONScanner {
     let length: Int
     var tape: JSONTape
 
-    private init(_ buffer: UnsafeRawBufferPointer) {
+    private init(_ buffer: UnsafeRawBufferPointer, tape: JSONTape) {
         // Callers pass a non-empty buffer.
         bytes = buffer.baseAddress.unsafelyUnwrapped
         length = buffer.count
-        tape = JSONTape(inputLength: buffer.count)
+        self.tape = tape
     }
 
     /// Validates `buffer` and returns its tape; the caller owns the tape and must deallocate it.
     ///
     /// - Throws: ``JSONSyntaxError`` if `buffer` is not one well-formed JSON value surrounded by optional whitespace.
     static func scan(_ buffer: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONTape {
+        var tape = JSONTape(inputLength: buffer.count)
+        do {
+            try scan(buffer, into: &tape)
+        } catch {
+            tape.deallocate()
+            throw error
+        }
+        return tape
+    }
+
+    /// Validates `buffer` and records its structure on `tape`, which is emptied first and keeps its memory: a
+    /// decoding state reuses one tape for call after call (see ``JSONDecodingState/start(_:)``). Whatever happens,
+    /// `tape` stays owned by the caller, allocated, and valid to reuse.
+    ///
+    /// - Throws: ``JSONSyntaxError`` if `buffer` is not one well-formed JSON value surrounded by optional whitespace.
+    static func scan(_ buffer: UnsafeRawBufferPointer, into tape: inout JSONTape) throws(JSONSyntaxError) {
+        tape.removeAll(inputLength: buffer.count)
         guard buffer.baseAddress != nil, buffer.count > 0 else {
             throw JSONSyntaxError(reason: "empty document", offset: 0)
         }
-        var scanner = JSONScanner(buffer)
-        do {
-            try scanner.scanDocument()
-        } catch {
-            scanner.tape.deallocate()
-            throw error
-        }
-        return scanner.tape
+        var scanner = JSONScanner(buffer, tape: tape)
+        // The scanner may grow the tape (a new allocation), so it is handed back whether or not the scan succeeds.
+        defer { tape = scanner.tape }
+        try scanner.scanDocument()
     }
 
     @inline(__always)

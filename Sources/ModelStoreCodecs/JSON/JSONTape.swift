@@ -68,9 +68,28 @@ struct JSONTape {
 
     /// - Parameter inputLength: The document's length, used to guess a capacity that rarely needs to grow.
     init(inputLength: Int) {
-        // Minified JSON averages well over six bytes per value; the tape doubles when a guess is short.
-        capacity = inputLength / 6 + 8
+        capacity = JSONTape.capacityGuess(inputLength: inputLength)
         entries = .allocate(capacity: capacity)
+    }
+
+    /// Minified JSON averages well over six bytes per value; the tape doubles when a guess is short.
+    private static func capacityGuess(inputLength: Int) -> Int {
+        inputLength / 6 + 8
+    }
+
+    /// The most entries a tape keeps allocated between documents (1 MiB): reusing a tape saves an allocation per
+    /// small document, and one large document must not pin its memory for the rest of the thread's life.
+    static let maximumRetainedCapacity = 65_536
+
+    /// Empties the tape for a document of `inputLength` bytes, keeping its memory unless it is far larger than
+    /// needed.
+    mutating func removeAll(inputLength: Int) {
+        count = 0
+        if capacity > JSONTape.maximumRetainedCapacity {
+            entries.deallocate()
+            capacity = JSONTape.capacityGuess(inputLength: Swift.min(inputLength, JSONTape.maximumRetainedCapacity))
+            entries = .allocate(capacity: capacity)
+        }
     }
 
     func deallocate() {
