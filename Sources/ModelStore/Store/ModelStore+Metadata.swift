@@ -28,24 +28,28 @@ extension ModelStore {
         let now = reader.now()
         let reader = reader
         var expired = false
-        return try space.withPhysicalKey(key) { keyBytes in
-            let metadata = try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record -> Metadata? in
-                    guard let record else { return nil }
+        // Decoded straight into a local, with closures that return nothing, as object(_:forKey:)
+        // does: unspecialised generic code pays a metadata lookup for every generic value it
+        // passes back through a closure (Metadata? here, through three of them).
+        var metadata: Metadata? = nil
+        try space.withPhysicalKey(key) { keyBytes in
+            try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record in
+                    guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if header.isExpired(now: now, timeToLive: reader.timeToLive) {
                         expired = true
-                        return nil
+                        return
                     }
-                    guard let codec = header.metadataCodec else { return nil }
-                    return try StoredMetadata.decode(
+                    guard let codec = header.metadataCodec else { return }
+                    metadata = try StoredMetadata.decode(
                         type, key: key, codec: codec,
                         bytes: UnsafeRawBufferPointer(rebasing: record[header.metadataRange]), storeCodec: reader.codec)
                 }
             }
             if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
-            return metadata
         }
+        return metadata
     }
 
     /// Replaces the metadata stored beside the model for `key`, leaving the model's stored
