@@ -159,9 +159,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:325
-    func readmeLine325() async throws {
-#sourceLocation(file: "README.md", line: 326)
+    /// README.md:327
+    func readmeLine327() async throws {
+#sourceLocation(file: "README.md", line: 328)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -173,9 +173,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:349
-    func readmeLine349() async throws {
-#sourceLocation(file: "README.md", line: 350)
+    /// README.md:351
+    func readmeLine351() async throws {
+#sourceLocation(file: "README.md", line: 352)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -197,9 +197,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:394
-    func readmeLine394() throws {
-#sourceLocation(file: "README.md", line: 395)
+    /// README.md:396
+    func readmeLine396() throws {
+#sourceLocation(file: "README.md", line: 397)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -208,9 +208,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:415
-    func readmeLine415() async throws {
-#sourceLocation(file: "README.md", line: 416)
+    /// README.md:417
+    func readmeLine417() async throws {
+#sourceLocation(file: "README.md", line: 418)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -223,9 +223,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:435
-    func readmeLine435() throws {
-#sourceLocation(file: "README.md", line: 436)
+    /// README.md:437
+    func readmeLine437() throws {
+#sourceLocation(file: "README.md", line: 438)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -242,8 +242,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:476
-#sourceLocation(file: "README.md", line: 477)
+// README.md:478
+#sourceLocation(file: "README.md", line: 479)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -251,9 +251,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:483
-    func readmeLine483() throws {
-#sourceLocation(file: "README.md", line: 484)
+    /// README.md:485
+    func readmeLine485() throws {
+#sourceLocation(file: "README.md", line: 486)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -267,9 +267,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:532
-    func readmeLine532() throws {
-#sourceLocation(file: "README.md", line: 533)
+    /// README.md:534
+    func readmeLine534() throws {
+#sourceLocation(file: "README.md", line: 535)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -282,10 +282,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:789 is not compiled: Package.swift excerpt
+// README.md:791 is not compiled: Package.swift excerpt
 
-// README.md:802 is not compiled: needs the Hummingbird trait
+// README.md:804 is not compiled: needs the Hummingbird trait
 
-// README.md:848 is not compiled: Package.swift excerpt
+// README.md:850 is not compiled: Package.swift excerpt
 
-// README.md:855 is not compiled: needs the Vapor trait
+// README.md:857 is not compiled: needs the Vapor trait
