@@ -32,7 +32,7 @@ import Foundation
 ///
 ///     modelstore-bench concurrency [--records 1000000] [--runs 3] [--readers 1] [--writers 2]
 ///                                  [--idle-seconds 3] [--seconds 10] [--write-buffer MiB]
-///                                  [--writer-nice N] [--only scaling|latency] [--workdir PATH]
+///                                  [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
 ///                                  [--json PATH]
 ///
 /// measures reads and puts from 1 and 2 threads and read latency while writers run (see
@@ -64,7 +64,7 @@ enum Command {
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
-                                            [--writer-nice N] [--only scaling|latency] [--workdir PATH]
+                                            [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
                                             [--json PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
@@ -143,7 +143,9 @@ enum Command {
             }
             if let mebibytes = values["write-buffer"] { concurrency.writeBufferSize = try integer(mebibytes) << 20 }
             if let only = values["only"] {
-                guard ["scaling", "latency"].contains(only) else { throw BenchmarkFailure("--only is scaling or latency") }
+                guard ["scaling", "latency", "hits"].contains(only) else {
+                    throw BenchmarkFailure("--only is scaling, latency or hits")
+                }
                 concurrency.only = only
             }
             return .concurrency(concurrency)

@@ -14,7 +14,7 @@ struct ConcurrencyOptions {
     /// The writer threads' nice value: 0 runs them at the readers' priority; 10 is how a server
     /// would run a background import.
     var writerNice = 0
-    /// "scaling", "latency" or nil for both.
+    /// "scaling", "latency", "hits" (the cache-hit scaling alone) or nil for scaling and latency.
     var only: String?
     var directory: String
     var jsonPath: String?
@@ -46,10 +46,10 @@ func runConcurrencyExperiment(_ options: ConcurrencyOptions) throws -> String {
         log("concurrency: scaling, \(scalingRecords) records, \(options.rounds) rounds")
         scaling = try runScalingExperiment(
             records: scalingRecords, rounds: options.rounds, directory: options.directory,
-            quick: options.records < 100_000)
+            quick: options.records < 100_000, onlyCacheHits: options.only == "hits")
     }
     var latency: LatencyResult?
-    if options.only != "scaling" {
+    if options.only == nil || options.only == "latency" {
         log("concurrency: latency, \(options.records) records")
         latency = try runLatencyExperiment(
             records: options.records, readers: options.readers, writers: options.writers,

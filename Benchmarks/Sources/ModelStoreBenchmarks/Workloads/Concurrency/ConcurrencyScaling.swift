@@ -68,7 +68,9 @@ func randomKeys(threads: Int, count: Int, records: Int, seed: UInt64) -> [[Strin
 
 /// Part (a) and (b) of the concurrency workload: reads (ModelStore without and with the object
 /// cache, and LevelDB's C API beside them) and puts, with 1 and 2 threads.
-func runScalingExperiment(records: Int, rounds: Int, directory: String, quick: Bool) throws -> [ScalingResult] {
+func runScalingExperiment(
+    records: Int, rounds: Int, directory: String, quick: Bool, onlyCacheHits: Bool = false
+) throws -> [ScalingResult] {
     let corpus = ProfileCorpus(count: records)
     let reads = quick ? 50_000 : 300_000
     let keys = randomKeys(threads: 2, count: reads, records: records, seed: 0xC0C0_0001)
@@ -76,10 +78,12 @@ func runScalingExperiment(records: Int, rounds: Int, directory: String, quick: B
 
     // ModelStore, no object cache.
     let storeDirectory = directory + "/scaling-reads"
-    do {
+    let store = try openConcurrencyStore(storeDirectory, name: "reads")
+    try importSynchronously(store, corpus: corpus)
+    try store.compact()
+    try store.close()
+    if !onlyCacheHits {
         let store = try openConcurrencyStore(storeDirectory, name: "reads")
-        try importSynchronously(store, corpus: corpus)
-        try store.compact()
         let sendableKeys = keys
         results.append(measureScaling(
             "object(_:forKey:), no object cache", rounds: rounds, operationsPerThread: reads, target: 1.8
@@ -109,6 +113,7 @@ func runScalingExperiment(records: Int, rounds: Int, directory: String, quick: B
         try store.close()
     }
     removeLocation(storeDirectory)
+    if onlyCacheHits { return results }
 
     // LevelDB's C API with ModelStore's settings: the engine's own scaling, on pre-encoded
     // bytes (no decoding) and with Foundation's JSON decoder.
