@@ -38,7 +38,8 @@ bench-full: dependencies
 bench-concurrency: dependencies
 	mkdir -p Benchmarks/results
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench concurrency --json results/concurrency.json \
-		$(CONCURRENCY_ARGS) | tee results/concurrency.md
+		$(CONCURRENCY_ARGS) >results/concurrency.md
+	cat Benchmarks/results/concurrency.md
 	./scripts/plot-concurrency Benchmarks/results/concurrency.json Benchmarks/results
 
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
