@@ -1,7 +1,7 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
 
-.PHONY: dependencies demo test test-examples test-integrations bench bench-full bench-drivers
+.PHONY: dependencies demo test test-examples test-integrations bench bench-full bench-drivers bench-concurrency
 
 dependencies:
 	@./scripts/install-dependencies
@@ -31,6 +31,16 @@ bench: dependencies
 # The same plus 1,000,000 records and the memory check (about 30 minutes on 2 cores).
 bench-full: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench --full
+
+# Reads and puts from 1 and 2 threads, and read latency while two threads overwrite random keys
+# of a 1,000,000-record store (about 3 minutes after the build); writes markdown, JSON and PNG
+# plots into Benchmarks/results/. CONCURRENCY_ARGS adds options (e.g. --records 100000).
+bench-concurrency: dependencies
+	mkdir -p Benchmarks/results
+	cd Benchmarks && $(SWIFT) run -c release modelstore-bench concurrency --json results/concurrency.json \
+		$(CONCURRENCY_ARGS) >results/concurrency.md
+	cat Benchmarks/results/concurrency.md
+	./scripts/plot-concurrency Benchmarks/results/concurrency.json Benchmarks/results
 
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
 # driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).

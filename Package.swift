@@ -58,6 +58,8 @@ let package = Package(
         ),
         // CRC-32C with the CPU's CRC instruction (SSE 4.2, ARMv8 CRC), chosen at run time.
         .target(name: "CModelStoreCRC"),
+        // Atomic loads, adds and compare-and-swap on a word: `Synchronization.Atomic` needs macOS 15.
+        .target(name: "CModelStoreAtomics"),
         // Codable coders with no dependency on LevelDB or the store: ModelStore re-exports them.
         .target(
             name: "ModelStoreCodecs",
@@ -67,6 +69,7 @@ let package = Package(
             name: "ModelStore",
             dependencies: [
                 "CLevelDB",
+                "CModelStoreAtomics",
                 "CModelStoreCRC",
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),

@@ -159,9 +159,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:325
-    func readmeLine325() async throws {
-#sourceLocation(file: "README.md", line: 326)
+    /// README.md:327
+    func readmeLine327() async throws {
+#sourceLocation(file: "README.md", line: 328)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -173,9 +173,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:349
-    func readmeLine349() async throws {
-#sourceLocation(file: "README.md", line: 350)
+    /// README.md:351
+    func readmeLine351() async throws {
+#sourceLocation(file: "README.md", line: 352)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -197,9 +197,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:395
-    func readmeLine395() throws {
-#sourceLocation(file: "README.md", line: 396)
+    /// README.md:397
+    func readmeLine397() throws {
+#sourceLocation(file: "README.md", line: 398)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -208,9 +208,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:416
-    func readmeLine416() async throws {
-#sourceLocation(file: "README.md", line: 417)
+    /// README.md:418
+    func readmeLine418() async throws {
+#sourceLocation(file: "README.md", line: 419)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -223,9 +223,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:436
-    func readmeLine436() throws {
-#sourceLocation(file: "README.md", line: 437)
+    /// README.md:438
+    func readmeLine438() throws {
+#sourceLocation(file: "README.md", line: 439)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -242,8 +242,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:477
-#sourceLocation(file: "README.md", line: 478)
+// README.md:479
+#sourceLocation(file: "README.md", line: 480)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -251,9 +251,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:484
-    func readmeLine484() throws {
-#sourceLocation(file: "README.md", line: 485)
+    /// README.md:486
+    func readmeLine486() throws {
+#sourceLocation(file: "README.md", line: 487)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -267,9 +267,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:533
-    func readmeLine533() throws {
-#sourceLocation(file: "README.md", line: 534)
+    /// README.md:535
+    func readmeLine535() throws {
+#sourceLocation(file: "README.md", line: 536)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -282,10 +282,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:790 is not compiled: Package.swift excerpt
+// README.md:792 is not compiled: Package.swift excerpt
 
-// README.md:803 is not compiled: needs the Hummingbird trait
+// README.md:805 is not compiled: needs the Hummingbird trait
 
-// README.md:849 is not compiled: Package.swift excerpt
+// README.md:851 is not compiled: Package.swift excerpt
 
-// README.md:856 is not compiled: needs the Vapor trait
+// README.md:858 is not compiled: needs the Vapor trait

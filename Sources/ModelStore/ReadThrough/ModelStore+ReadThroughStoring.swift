@@ -78,7 +78,7 @@ extension ModelStore {
             found = item.header
             return value
         }
-        let generation = cache?.currentGeneration ?? 0
+        let generation = cache?.generation(of: key, in: space) ?? 0
         var value: Value? = nil
         var metadata: StoredMetadata? = nil
         var byteCount = 0
@@ -121,7 +121,7 @@ extension ModelStore {
                 key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired,
                 metadata: item.metadata)
         }
-        let generation = cache?.currentGeneration ?? 0
+        let generation = cache?.generation(of: key, in: space) ?? 0
         let found = try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in

@@ -17,6 +17,13 @@ final class NotFoundMemory: Sendable {
 
     private let state = Locked(State())
 
+    /// How many keys are remembered, kept beside `state` (set under its lock) so that the
+    /// write paths' ``forget(_:in:)`` skips the lock while nothing is remembered, which is
+    /// almost always: a lock every write takes makes concurrent writers queue on it.
+    /// A remembered key is stored under the exclusive write gate, before any write that could
+    /// need to forget it takes the gate, so such a write always sees the count.
+    private let remembered = AtomicWord()
+
     /// Whether `key` is remembered as not found at `now` (an expired memory is dropped).
     func contains(_ key: String, in space: KeySpace = .default, now: Double) -> Bool {
         state.withLock { state in
@@ -26,6 +33,7 @@ final class NotFoundMemory: Sendable {
             guard let deadline = state.deadlines[key] else { return false }
             if now < deadline { return true }
             state.deadlines[key] = nil
+            remembered.store(UInt64(state.deadlines.count))
             return false
         }
     }
@@ -42,37 +50,44 @@ final class NotFoundMemory: Sendable {
                 }
             }
             state.deadlines[key] = deadline
+            remembered.store(UInt64(state.deadlines.count))
         }
     }
 
     /// A write or removal of `key`: forgets it.
     @inline(__always)
     func forget(_ key: String, in space: KeySpace = .default) {
+        guard remembered.load() != 0 else { return }
         let key = ByteKey(key, in: space)
         state.withLock { state in
             guard !state.deadlines.isEmpty else { return }
             state.deadlines[key] = nil
+            remembered.store(UInt64(state.deadlines.count))
         }
     }
 
     /// A write or removal of several keys (a batch, an import chunk), each in its own space
     /// (`spaces` parallels `keys`; nil means all in the default one).
     func forget(_ keys: [String], spaces: [KeySpace]? = nil) {
+        guard remembered.load() != 0 else { return }
         state.withLock { state in
             guard !state.deadlines.isEmpty else { return }
             for (index, key) in keys.enumerated() {
                 state.deadlines[ByteKey(key, in: spaces?[index] ?? .default)] = nil
             }
+            remembered.store(UInt64(state.deadlines.count))
         }
     }
 
     /// A removal of every key of `space` that starts with `prefix` (by bytes).
     func forget(prefix: String, in space: KeySpace = .default) {
+        guard remembered.load() != 0 else { return }
         state.withLock { state in
             guard !state.deadlines.isEmpty else { return }
             state.deadlines = state.deadlines.filter {
                 !($0.key.prefix == space.prefix && $0.key.string.utf8.starts(with: prefix.utf8))
             }
+            remembered.store(UInt64(state.deadlines.count))
         }
     }
 

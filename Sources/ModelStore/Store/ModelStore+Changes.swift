@@ -84,15 +84,18 @@ extension ModelStore {
 
 /// Fans changes out to every ``ModelStore/changes(bufferingPolicy:)`` stream of a database.
 ///
-/// Writers check ``isObserved`` first, so with no observer a write pays one lock and builds
-/// no change values.
+/// Writers check ``isObserved`` first, so with no observer a write pays one atomic load and
+/// builds no change values.
 final class ChangeBroadcaster: Sendable {
     private let subscribers = Locked<[Int: AsyncStream<ModelStore.Change>.Continuation]>([:])
+    /// `subscribers.count`, set under its lock, so that writers read it without the lock (one
+    /// every write takes would make concurrent writers queue on it).
+    private let subscriberCount = AtomicWord()
     private let nextID = Locked(0)
     private let finished = Locked(false)
 
     var isObserved: Bool {
-        subscribers.withLock { !$0.isEmpty }
+        subscriberCount.load() != 0
     }
 
     func subscribe(
@@ -108,9 +111,16 @@ final class ChangeBroadcaster: Sendable {
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+            guard let self else { return }
+            subscribers.withLock { subscribers in
+                subscribers[id] = nil
+                subscriberCount.store(UInt64(subscribers.count))
+            }
         }
-        subscribers.withLock { $0[id] = continuation }
+        subscribers.withLock { subscribers in
+            subscribers[id] = continuation
+            subscriberCount.store(UInt64(subscribers.count))
+        }
         return stream
     }
 
@@ -139,7 +149,10 @@ final class ChangeBroadcaster: Sendable {
     func finishAll() {
         finished.withLock { $0 = true }
         let continuations = subscribers.withLock { subscribers in
-            defer { subscribers.removeAll() }
+            defer {
+                subscribers.removeAll()
+                subscriberCount.store(0)
+            }
             return Array(subscribers.values)
         }
         for continuation in continuations { continuation.finish() }

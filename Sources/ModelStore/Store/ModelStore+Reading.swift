@@ -42,7 +42,7 @@ extension ModelStore {
             cache.invalidate(key, in: space)
             return nil
         }
-        let generation = cache?.currentGeneration ?? 0
+        let generation = cache?.generation(of: key, in: space) ?? 0
         var value: Value? = nil
         var header: RecordHeader? = nil
         var metadata: StoredMetadata? = nil
@@ -109,7 +109,7 @@ extension ModelStore {
             return reader.entry(
                 key: key, value: value, header: item.header, byteCount: item.byteCount, metadata: item.metadata)
         }
-        let generation = cache?.currentGeneration ?? 0
+        let generation = cache?.generation(of: key, in: space) ?? 0
         var expired = false
         let found = try space.withPhysicalKey(key) { keyBytes in
             let found = try database.run { engine in

@@ -44,7 +44,10 @@ public final class ModelStore: Sendable {
 
     let database: OpenDatabase
     let reader: RecordReader
-    private let closed = Locked(false)
+    /// 1 once ``close()`` was called. Atomic, not locked: every call reads it (see
+    /// ``openDatabase()``), and a lock every thread takes on each read would be the one place
+    /// where reads from several threads wait for each other.
+    private let closed = AtomicWord()
     private let sweeper = Locked<AutomaticSweeper?>(nil)
 
     /// Opens the database `name` under the configuration's root directory, creating it if
@@ -86,7 +89,7 @@ public final class ModelStore: Sendable {
 
     deinit {
         sweeper.withLock { $0?.cancel() }
-        if !closed.withLock({ $0 }) {
+        if closed.load() == 0 {
             DatabaseRegistry.shared.release(database)
         }
     }
@@ -96,10 +99,7 @@ public final class ModelStore: Sendable {
     /// The database itself closes when the last instance, snapshot or enumeration using it
     /// in this process is closed or released. Closing twice does nothing.
     public func close() throws {
-        let wasOpen = closed.withLock { isClosed -> Bool in
-            defer { isClosed = true }
-            return !isClosed
-        }
+        let wasOpen = closed.setBits(1) == 0
         if wasOpen {
             sweeper.withLock { sweeper in
                 sweeper?.cancel()
@@ -111,13 +111,13 @@ public final class ModelStore: Sendable {
 
     /// Whether ``close()`` was called on this instance or its database was deleted.
     public var isClosed: Bool {
-        closed.withLock { $0 } || !database.engine.isOpen
+        closed.load() != 0 || !database.engine.isOpen
     }
 
     /// The open database, or ``ModelStoreError/closed(path:)`` after ``close()``.
     @inline(__always)
     func openDatabase() throws(ModelStoreError) -> OpenDatabase {
-        if closed.withLock({ $0 }) { throw .closed(path: database.path) }
+        if closed.load() != 0 { throw .closed(path: database.path) }
         return database
     }
 }

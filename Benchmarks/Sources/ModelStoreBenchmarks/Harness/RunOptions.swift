@@ -30,6 +30,14 @@ import Foundation
 ///
 /// times records with and without metadata (see ``runMetadataExperiment(records:rounds:directory:)``).
 ///
+///     modelstore-bench concurrency [--records 1000000] [--runs 3] [--readers 1] [--writers 2]
+///                                  [--idle-seconds 3] [--seconds 10] [--write-buffer MiB]
+///                                  [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
+///                                  [--json PATH]
+///
+/// measures reads and puts from 1 and 2 threads and read latency while writers run (see
+/// ``runConcurrencyExperiment(_:)``).
+///
 /// Two internal forms run one measurement in a child process:
 ///
 ///     modelstore-bench worker --contender ID --records N --directory PATH --report PATH
@@ -43,6 +51,7 @@ enum Command {
     case readThrough(rounds: Int, directory: String)
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
+    case concurrency(ConcurrencyOptions)
     case help
 
     static let usage = """
@@ -53,6 +62,10 @@ enum Command {
                modelstore-bench readthrough [--runs N] [--workdir PATH]
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
+                                            [--idle-seconds S] [--seconds S] [--write-buffer MiB]
+                                            [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
+                                            [--json PATH]
         contenders: \(Contender.allCases.map(\.rawValue).joined(separator: ", "))
         """
 
@@ -115,6 +128,27 @@ enum Command {
             return .metadata(
                 records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
                 directory: options.workDirectory)
+        case "concurrency":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            var concurrency = ConcurrencyOptions(directory: options.workDirectory, jsonPath: options.jsonPath)
+            if let records = values["records"] { concurrency.records = try integer(records) }
+            concurrency.rounds = options.runs ?? 3
+            if let readers = values["readers"] { concurrency.readers = try integer(readers) }
+            if let writers = values["writers"] { concurrency.writers = try integer(writers) }
+            if let seconds = values["idle-seconds"] { concurrency.idleSeconds = Double(try integer(seconds)) }
+            if let seconds = values["seconds"] { concurrency.writeSeconds = Double(try integer(seconds)) }
+            if let nice = values["writer-nice"] {
+                guard let value = Int(nice), (-20...19).contains(value) else { throw BenchmarkFailure("--writer-nice is -20 to 19") }
+                concurrency.writerNice = value
+            }
+            if let mebibytes = values["write-buffer"] { concurrency.writeBufferSize = try integer(mebibytes) << 20 }
+            if let only = values["only"] {
+                guard ["scaling", "latency", "hits"].contains(only) else {
+                    throw BenchmarkFailure("--only is scaling, latency or hits")
+                }
+                concurrency.only = only
+            }
+            return .concurrency(concurrency)
         case "memory-check":
             guard let phase = MemoryCheckPhase(rawValue: try required("phase")) else {
                 throw BenchmarkFailure("--phase is import or enumerate")

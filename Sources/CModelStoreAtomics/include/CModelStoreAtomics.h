@@ -1,0 +1,45 @@
+#ifndef MODELSTORE_ATOMICS_H
+#define MODELSTORE_ATOMICS_H
+
+// Sequentially consistent operations on a 64-bit word, for ModelStore's lock-free counters
+// and flags.
+//
+// Why C: the Synchronization module's `Atomic` needs macOS 15 and ModelStore supports macOS 13;
+// these are the compiler's `__atomic` builtins (GCC and Clang), inlined at every call site,
+// so they cost what `Atomic` would. The word must be 8-byte aligned and only ever accessed
+// through these functions.
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/// The word's value.
+static inline uint64_t modelstore_atomic_load(const uint64_t *word) {
+    return __atomic_load_n(word, __ATOMIC_SEQ_CST);
+}
+
+/// Sets the word to `value`.
+static inline void modelstore_atomic_store(uint64_t *word, uint64_t value) {
+    __atomic_store_n(word, value, __ATOMIC_SEQ_CST);
+}
+
+/// Adds `value` (wrapping) and returns the value before.
+static inline uint64_t modelstore_atomic_fetch_add(uint64_t *word, uint64_t value) {
+    return __atomic_fetch_add(word, value, __ATOMIC_SEQ_CST);
+}
+
+/// Subtracts `value` (wrapping) and returns the value before.
+static inline uint64_t modelstore_atomic_fetch_sub(uint64_t *word, uint64_t value) {
+    return __atomic_fetch_sub(word, value, __ATOMIC_SEQ_CST);
+}
+
+/// Sets the bits of `bits` and returns the value before.
+static inline uint64_t modelstore_atomic_fetch_or(uint64_t *word, uint64_t bits) {
+    return __atomic_fetch_or(word, bits, __ATOMIC_SEQ_CST);
+}
+
+/// Replaces the word with `desired` if it still holds `expected`; returns whether it did.
+static inline bool modelstore_atomic_compare_exchange(uint64_t *word, uint64_t expected, uint64_t desired) {
+    return __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+#endif
