@@ -28,9 +28,11 @@ test-integrations: dependencies
 bench: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench
 
-# The same plus 1,000,000 records and the memory check (about 30 minutes on 2 cores).
+# The same plus 1,000,000 records and the memory check (about 30 minutes on 2 cores), then the
+# concurrency benchmark below, so every performance target is printed with its verdict.
 bench-full: dependencies
 	cd Benchmarks && $(SWIFT) run -c release modelstore-bench --full
+	$(MAKE) bench-concurrency
 
 # Reads and puts from 1 and 2 threads, and read latency while two threads overwrite random keys
 # of a 1,000,000-record store (about 3 minutes after the build); writes markdown, JSON and PNG
