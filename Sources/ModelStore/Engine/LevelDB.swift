@@ -2,19 +2,23 @@ internal import CLevelDB
 
 /// The one owner of an open `leveldb_t` and of every C object created from it.
 ///
-/// LevelDB's database object is thread-safe, so calls run concurrently under a shared lock.
-/// ``close()`` takes the lock exclusively: it waits for calls in flight, releases every
-/// snapshot and iterator still alive (LevelDB must never see them after `leveldb_close`),
-/// then closes the database and frees the options that own the cache and filter policy.
-/// Any later call throws ``EngineClosed``.
+/// LevelDB's database object is thread-safe, so calls run concurrently, each admitted by a
+/// ``CallGate`` (no shared write per call, so threads calling at once do not contend).
+/// ``close()`` closes the gate: it waits for calls in flight, releases every snapshot and
+/// iterator still alive (LevelDB must never see them after `leveldb_close`), then closes the
+/// database and frees the options that own the cache and filter policy. Any later call throws
+/// ``EngineClosed``.
 final class LevelDB: @unchecked Sendable {
-    // @unchecked: `handle` and `children` are only touched under `lifetime` (handle) and
-    // `childrenLock` (children); LevelDB's database object is itself thread-safe.
+    // @unchecked: `handle` is written only by init and by close() after the gate has drained
+    // every call, and read only inside a call the gate admitted; `children` is only touched
+    // under `childrenLock`; LevelDB's database object is itself thread-safe.
 
     /// The directory LevelDB keeps its files in.
     let path: String
 
-    private let lifetime = ReadWriteLock()
+    private let gate = CallGate()
+    /// Serialises ``close()`` calls: the first one closes, the others wait for it.
+    private let closeLock = Lock()
     private var handle: OpaquePointer?
     private var openOptions: LevelDBOpenOptions?
     private let readOptions: OpaquePointer
@@ -58,13 +62,14 @@ final class LevelDB: @unchecked Sendable {
 
     /// Whether the database is still open.
     var isOpen: Bool {
-        lifetime.withReadLock { handle != nil }
+        !gate.isClosed
     }
 
     /// Closes the database after calls in flight finish. Safe to call more than once.
     func close() {
-        lifetime.withWriteLock {
+        closeLock.withLock {
             guard let db = handle else { return }
+            gate.close()
             let orphans = childrenLock.withLock {
                 defer { children.removeAll() }
                 return Array(children.values)
@@ -84,10 +89,12 @@ final class LevelDB: @unchecked Sendable {
     /// Runs `body` with the open database, holding it open for the duration.
     @inline(__always)
     func withHandle<Result>(_ body: (OpaquePointer) throws -> Result) throws -> Result {
-        try lifetime.withReadLock {
+        let result: Result? = try gate.withCall {
             guard let db = handle else { throw EngineClosed() }
             return try body(db)
         }
+        guard let result else { throw EngineClosed() }
+        return result
     }
 
     // MARK: - Reads and writes
@@ -238,7 +245,7 @@ final class LevelDB: @unchecked Sendable {
 
     /// Frees a snapshot or iterator whose owner is done with it, unless ``close()`` already did.
     func releaseChild(id: UInt64) {
-        lifetime.withReadLock {
+        _ = gate.withCall {
             guard let db = handle else { return }  // close() freed it already
             let child = childrenLock.withLock { children.removeValue(forKey: id) }
             switch child {

@@ -72,12 +72,15 @@ extension ModelStore {
         header found: inout RecordHeader?
     ) throws -> Value? {
         let timeToLive = reader.timeToLive
-        let cache = ObjectCache.isCacheable(type) ? database.cache : nil
-        if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
+        // Through the database's reference, not a local copy (see object(_:forKey:)).
+        if ObjectCache.isCacheable(type), let item = database.cache?.lookup(key, in: space),
+            let value = item.value as? Value
+        {
             guard !item.header.isExpired(now: now, timeToLive: timeToLive) else { return nil }
             found = item.header
             return value
         }
+        let cache = ObjectCache.isCacheable(type) ? database.cache : nil
         let generation = cache?.generation(of: key, in: space) ?? 0
         var value: Value? = nil
         var metadata: StoredMetadata? = nil

@@ -30,12 +30,15 @@ func directoryByteCount(_ location: String) -> Int {
 /// The file a worker's standard workloads write the compacted database's size into.
 let diskBytesFileName = "disk-bytes"
 
-/// The bytes a database at `location` takes: a LevelDB directory's files, or SQLite's
-/// `location.sqlite` and its WAL.
+/// The bytes a database at `location` takes: every regular file under it (a LevelDB directory,
+/// or a ModelStore root with its database folder inside), or SQLite's `location.sqlite` and WAL.
 func storedByteCount(_ location: String) -> Int {
-    let sqlite = [location + ".sqlite", location + ".sqlite-wal"].reduce(0) { total, path in
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        return total + ((attributes?[.size] as? NSNumber)?.intValue ?? 0)
+    let fileManager = FileManager.default
+    func size(_ path: String) -> Int {
+        let attributes = try? fileManager.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular else { return 0 }
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
     }
-    return directoryByteCount(location) + sqlite
+    let files = (fileManager.subpaths(atPath: location) ?? []).reduce(0) { $0 + size(location + "/" + $1) }
+    return files + size(location + ".sqlite") + size(location + ".sqlite-wal")
 }
