@@ -89,6 +89,24 @@ struct BinaryContainerBoxCache<Cell: AnyObject> {
         }
     }
 
+    /// For a state whose containers keep working after its call (the JSON codec's): if any kept container is
+    /// still in use, calls `body` with its cell (which then retains the state itself) and stops keeping every
+    /// container, so the state is not kept alive through its own cache. A state a model holds on to this way is
+    /// never reused, so nothing is lost.
+    ///
+    /// - Returns: Whether any container was still in use.
+    mutating func releaseAllIfAnyInUse(_ body: (Cell) -> Void) -> Bool {
+        var released = false
+        entries.withUnsafeMutableBufferPointer { entries in
+            for index in entries.indices where !isKnownUniquelyReferenced(&entries[index].box) {
+                body(entries[index].cell)
+                released = true
+            }
+        }
+        if released { entries.removeAll() }
+        return released
+    }
+
     /// Calls `body` with the cell of every kept container.
     func forEachCell(_ body: (Cell) -> Void) {
         for entry in entries {
