@@ -78,13 +78,13 @@ struct BinaryContainerBoxCache<Cell: AnyObject> {
     }
 
     /// For a state that goes away while containers whose concrete container does not retain its cell may still
-    /// be in use: the cell of every kept container that someone still refers to is retained once more and never
-    /// released, so the container stays safe to call (it only throws). That happens only when a model keeps a
-    /// container past its call, and costs a few dozen bytes.
-    mutating func keepCellsOfContainersInUseAlive() {
+    /// be in use: every kept container that someone still refers to is handed, with its cell, to
+    /// ``BinaryOrphanedContainers``, which keeps the cell alive until the container is dropped, so the container
+    /// stays safe to call (it only throws). That happens only when a model keeps a container past its call.
+    mutating func handOverContainersInUse() {
         entries.withUnsafeMutableBufferPointer { entries in
             for index in entries.indices where !isKnownUniquelyReferenced(&entries[index].box) {
-                _ = Unmanaged.passRetained(entries[index].cell)
+                BinaryOrphanedContainers.shared.adopt(box: entries[index].box, cell: entries[index].cell)
             }
         }
     }

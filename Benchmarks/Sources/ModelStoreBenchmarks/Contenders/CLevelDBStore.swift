@@ -89,6 +89,24 @@ final class CLevelDBStore<Codec: ModelCodec>: BenchmarkStore {
         }
     }
 
+    /// ``put(_:forKey:expired:)`` of a pre-encoded record from several threads at once: the
+    /// record is built in a local array instead of the store's one scratch buffer (LevelDB's
+    /// database object is thread-safe; this store's buffer is not).
+    func putPreEncodedFromAnyThread(_ profile: Profile, forKey key: String) throws {
+        var record = encodedPool[profile.id % encodedPool.count]
+        withUnsafeBytes(of: Date().timeIntervalSinceReferenceDate.bitPattern.littleEndian) {
+            record.append(contentsOf: $0)
+        }
+        var key = key
+        try key.withUTF8 { keyBytes in
+            try record.withUnsafeBytes { value in
+                try withCLevelDBError {
+                    leveldb_put(db, writeOptions, keyBytes.baseAddress, keyBytes.count, value.baseAddress, value.count, $0)
+                }
+            }
+        }
+    }
+
     func importProfiles<Profiles: Sequence<Profile>>(_ profiles: Profiles, batchSize: Int) async throws {
         let batch = leveldb_writebatch_create()
         defer { leveldb_writebatch_destroy(batch) }

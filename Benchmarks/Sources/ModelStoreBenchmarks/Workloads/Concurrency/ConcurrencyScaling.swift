@@ -149,6 +149,30 @@ func runScalingExperiment(
     })
     try current.withLock { try $0?.close() }
     removeLocation(putDirectory)
+
+    // The same puts through LevelDB's C API on pre-encoded bytes: how far the engine itself
+    // lets two writers scale (LevelDB appends one writer's batch at a time).
+    let cPutPath = directory + "/scaling-c-puts"
+    let cStore = Locked<UncheckedSendable<CLevelDBStore<JSONModelCodec>>?>(nil)
+    results.append(try measureScaling(
+        "C API put, pre-encoded bytes, random keys (engine floor)", rounds: rounds, operationsPerThread: puts,
+        target: nil,
+        prepare: {
+            try cStore.withLock { store in
+                try store?.value.close()
+                removeLocation(cPutPath)
+                store = UncheckedSendable(
+                    value: try CLevelDBStore(
+                        path: cPutPath, codec: nil, encodedPool: pool, tuning: .modelStoreDefaults))
+            }
+        }
+    ) { thread, index in
+        let number = putNumbers[thread][index]
+        let store = cStore.withLock { $0!.value }
+        try? store.putPreEncodedFromAnyThread(corpus.profile(number), forKey: ProfileCorpus.key(number))
+    })
+    try cStore.withLock { try $0?.value.close() }
+    removeLocation(cPutPath)
     return results
 }
 
