@@ -31,6 +31,9 @@ extension ModelStore {
         forKey key: String, options: ReadThroughOptions, space: KeySpace, metrics: ReadThroughMetrics,
         in database: OpenDatabase, probe: inout ReadThroughProbe, take: (Any) -> Bool
     ) throws -> Bool {
+        // Without a cache, straight to the full hit step, which validates: a read that reaches
+        // LevelDB does not pay for the validation and the clock twice.
+        guard database.cache != nil else { return false }
         try Self.validate(key: key)
         try options.validate()
         let now = reader.now()
