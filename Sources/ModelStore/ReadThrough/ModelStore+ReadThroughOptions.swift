@@ -87,7 +87,7 @@ extension ModelStore {
                 take: { value in
                     cached = value as? Value
                     return cached != nil
-                }), let cached
+                }), let cached = cached.take()
             {
                 if probe.isAnswer { return cached }
                 return try await readThroughAfterHit(

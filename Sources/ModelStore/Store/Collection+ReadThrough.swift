@@ -68,7 +68,7 @@ extension ModelStore.Collection {
                 take: { value in
                     cached = value as? Value
                     return cached != nil
-                }), let cached
+                }), let cached = cached.take()
             {
                 if probe.isAnswer { return cached }
                 return try await store.readThroughAfterHit(
