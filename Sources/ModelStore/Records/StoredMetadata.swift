@@ -42,17 +42,23 @@ struct StoredMetadata: Sendable, Hashable {
         _ type: Metadata.Type, key: String, codec identifier: ModelCodecIdentifier,
         bytes: UnsafeRawBufferPointer, storeCodec: any ModelCodec
     ) throws(ModelStoreError) -> Metadata {
-        let codec: any ModelCodec
+        // The store's codec is opened, not copied into a new existential: a copy retains and
+        // releases it on every call.
         if identifier == storeCodec.identifier {
-            codec = storeCodec
-        } else if let builtIn = BuiltInCodecs.codec(for: identifier) {
-            codec = builtIn
-        } else {
+            return try decode(type, key: key, with: storeCodec, bytes: bytes)
+        }
+        guard let builtIn = BuiltInCodecs.codec(for: identifier) else {
             throw .decodingFailed(
                 key: key, type: String(describing: type),
                 message: "the record's metadata was written by codec \(identifier), "
                     + "which this store is not configured with")
         }
+        return try decode(type, key: key, with: builtIn, bytes: bytes)
+    }
+
+    private static func decode<Metadata: Decodable, Codec: ModelCodec>(
+        _ type: Metadata.Type, key: String, with codec: Codec, bytes: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) -> Metadata {
         do {
             return try codec.decode(type, fromBytes: bytes)
         } catch {

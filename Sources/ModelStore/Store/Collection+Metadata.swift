@@ -30,8 +30,21 @@ extension ModelStore.Collection {
     /// model; nil if there is no record, it has expired, or it has no metadata.
     ///
     /// - Throws: As ``ModelStore/metadata(_:forKey:)``.
+    @inlinable
     public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
-        try store.metadata(type, forKey: key, space: space)
+        // Compiled for the caller's type, as ModelStore/metadata(_:forKey:) is, and for the same reason.
+        try withUnsafeTemporaryAllocation(of: Metadata.self, capacity: 1) { buffer in
+            let slot = buffer.baseAddress.unsafelyUnwrapped
+            return try decodeMetadata(type, forKey: key, into: slot) ? slot.move() : nil
+        }
+    }
+
+    /// ``metadata(_:forKey:)`` for its inlinable shell: see ModelStore's `decodeMetadata`.
+    @usableFromInline
+    func decodeMetadata<Metadata: Decodable>(
+        _ type: Metadata.Type, forKey key: String, into slot: UnsafeMutablePointer<Metadata>
+    ) throws -> Bool {
+        try store.decodeMetadata(type, forKey: key, space: space, into: slot)
     }
 
     /// Replaces the metadata of this collection's record for `key`, leaving the model's bytes,

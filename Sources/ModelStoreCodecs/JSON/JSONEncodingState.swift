@@ -112,9 +112,12 @@ final class JSONEncodingState {
             fields.pointee.keyLog.capacity <= maximumRetainedCount,
             fields.pointee.bytes.isEmpty
         else { return }
-        fields.pointee.frames.removeAll(keepingCapacity: true)
-        fields.pointee.path.removeAll(keepingCapacity: true)
-        fields.pointee.keyLog.removeAll(keepingCapacity: true)
+        // Emptied only when not empty (after a finished encode they usually are): each removeAll is
+        // a uniqueness check and a call into the runtime to destroy no elements, a fixed cost
+        // that shows for small values such as a record's metadata.
+        if !fields.pointee.frames.isEmpty { fields.pointee.frames.removeAll(keepingCapacity: true) }
+        if !fields.pointee.path.isEmpty { fields.pointee.path.removeAll(keepingCapacity: true) }
+        if !fields.pointee.keyLog.isEmpty { fields.pointee.keyLog.removeAll(keepingCapacity: true) }
         fields.pointee.nextFrameID = 0
         fields.pointee.nextSlot = 1
         fields.pointee.currentSlot = 0
@@ -122,7 +125,7 @@ final class JSONEncodingState {
         fields.pointee.scopeBase = 0
         fields.pointee.failed = false
         fields.pointee.valueDepth = 0
-        fields.pointee.tooDeep = nil
+        if fields.pointee.tooDeep != nil { fields.pointee.tooDeep = nil }
         spare.putBack(state)
     }
 

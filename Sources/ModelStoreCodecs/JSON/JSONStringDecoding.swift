@@ -1,3 +1,5 @@
+import Foundation
+
 extension JSONDecodingState {
     /// The String a string entry (value or key) holds.
     ///
@@ -21,15 +23,27 @@ enum JSONStringDecoding {
         // Every escape is at least as long as what it stands for (`\n` is 2 bytes for 1, `\uXXXX` 6 for at most 3,
         // a surrogate pair 12 for 4), so the result fits in the input's length.
         String(unsafeUninitializedCapacity: text.count) { output in
+            // An escaped string is not empty: it holds at least its escape.
+            let input = text.baseAddress.unsafelyUnwrapped
+            let target = UnsafeMutableRawPointer(output.baseAddress.unsafelyUnwrapped)
+            let count = text.count
             var read = 0
             var written = 0
-            while read < text.count {
-                let byte = text[read]
-                guard byte == UInt8(ascii: "\\") else {
-                    output[written] = byte
-                    written &+= 1
-                    read &+= 1
-                    continue
+            while read < count {
+                // The plain bytes up to the next escape are found with memchr and copied in one go: a byte-by-byte
+                // copy was the largest single cost in a profile of decoding a small document (a quoted ETag).
+                let rest = count &- read
+                let run: Int
+                if let backslash = memchr(input + read, Int32(UInt8(ascii: "\\")), rest) {
+                    run = UnsafeRawPointer(backslash) - (input + read)
+                } else {
+                    run = rest
+                }
+                if run > 0 {
+                    (target + written).copyMemory(from: input + read, byteCount: run)
+                    written &+= run
+                    read &+= run
+                    if read == count { break }
                 }
                 let escape = text[read &+ 1]
                 read &+= 2

@@ -56,6 +56,19 @@ extension JSONCodecTests {
             }
         }
 
+        /// Unescaping copies the plain bytes between escapes in runs: runs of every length around escapes at the
+        /// start, the end and side by side, ASCII and not, must come out exactly as Foundation's.
+        @Test func plainRunsBetweenEscapes() {
+            let long = String(repeating: "abcdefghij", count: 7)
+            for text in [
+                #"\"33a64df551425fcc55e4d42a148795d9f25f89d4\""#, #"\"x"#, #"x\""#, #"\\\\"#, #"\n"#,
+                #"a\nb"#, "\(long)\\t\(long)", "é\\u00e9é\\\"中", #"ab\u0041cd\ud83d\ude00ef"#, "\\/\(long)",
+            ] {
+                expectSameAsFoundation(Small.self, json: #"{"a":1,"b":""# + text + #""}"#, fast: .decodes)
+                expectSameAsFoundation(Small.self, json: #"{""# + text + #"":0,"a":1}"#, fast: .decodes)
+            }
+        }
+
         @Test func keysMatchAsStringsDo() {
             // Foundation compares keys as Strings, which follow Unicode canonical equivalence: the Kelvin sign is K.
             expectSameAsFoundation(K.self, json: "{\"\u{212A}\":5}", fast: .decodes)
