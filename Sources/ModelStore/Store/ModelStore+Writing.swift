@@ -91,12 +91,14 @@ extension ModelStore {
             }
         }
         if !tags.isEmpty { TagIndex.appendSection(tags, to: &buffer) }
+        let payloadStart = buffer.count
         do {
             try codec.encode(value, appendingTo: &buffer)
         } catch {
             throw ModelStoreError.encodingFailed(
                 key: key, type: String(describing: Value.self), message: describeCodingError(error))
         }
+        if configuration.recordCompression.isEnabled { compressPayload(of: &buffer, from: payloadStart) }
         guard buffer.count <= configuration.recordLengthLimit else {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
