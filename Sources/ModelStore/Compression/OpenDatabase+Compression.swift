@@ -67,8 +67,14 @@ extension OpenDatabase {
             }
         } catch {
             dictionaries.abandonTraining()
-            logger.warning(
-                "The compression dictionary could not be stored", metadata: ["database": "\(path)", "error": "\(error)"])
+            // Closed before the training finished: nothing went wrong, the next open samples again.
+            if case .closed = error {
+                logger.debug("The database closed before its compression dictionary was stored", metadata: ["database": "\(path)"])
+            } else {
+                logger.warning(
+                    "The compression dictionary could not be stored",
+                    metadata: ["database": "\(path)", "error": "\(error)"])
+            }
             return
         }
         dictionaries.publish(dictionary)
