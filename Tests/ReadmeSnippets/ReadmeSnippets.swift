@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:802 is not compiled: Package.swift excerpt
+// README.md:805 is not compiled: Package.swift excerpt
 
-// README.md:815 is not compiled: needs the Hummingbird trait
+// README.md:818 is not compiled: needs the Hummingbird trait
 
-// README.md:861 is not compiled: Package.swift excerpt
+// README.md:864 is not compiled: Package.swift excerpt
 
-// README.md:868 is not compiled: needs the Vapor trait
+// README.md:871 is not compiled: needs the Vapor trait
