@@ -167,7 +167,8 @@ let package = Package(
             // CLevelDB: tests write raw version-1 records as a foreign LevelDB client would.
             // CZstd: tests craft compressed records ModelStore itself never writes.
             dependencies: [
-                "ModelStore", "ModelStoreTestHelper", "CLevelDB", "CZstd", .product(name: "Logging", package: "swift-log"),
+                "ModelStore", "ModelStoreTestHelper", "CLevelDB", "CZstd",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings

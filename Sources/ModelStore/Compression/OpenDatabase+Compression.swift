@@ -69,7 +69,9 @@ extension OpenDatabase {
             dictionaries.abandonTraining()
             // Closed before the training finished: nothing went wrong, the next open samples again.
             if case .closed = error {
-                logger.debug("The database closed before its compression dictionary was stored", metadata: ["database": "\(path)"])
+                logger.debug(
+                    "The database closed before its compression dictionary was stored",
+                    metadata: ["database": "\(path)"])
             } else {
                 logger.warning(
                     "The compression dictionary could not be stored",

@@ -160,7 +160,7 @@ final class RecordDictionaries: @unchecked Sendable {
 
     /// The system key of dictionary `id`.
     static func key(id: UInt32) -> [UInt8] {
-        [KeySpace.systemMarker, kind, UInt8(id >> 24), UInt8((id >> 16) & 0xFF), UInt8((id >> 8) & 0xFF), UInt8(id & 0xFF)]
+        [KeySpace.systemMarker, kind] + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: id >> $0) }
     }
 
     /// The stored value of `dictionary`.
