@@ -15,8 +15,9 @@ struct ReadThroughOptionsTests {
         let metrics = TestMetrics()
         let log = LogCapture()
 
-        func open(policy: UpdatePolicy = .never) throws -> ModelStore {
+        func open(policy: UpdatePolicy = .never, objectCacheLimit: Int = 0) throws -> ModelStore {
             var configuration = fixture.configuration
+            configuration.objectCacheLimit = objectCacheLimit
             configuration.readThrough.clock = timeouts
             configuration.readThrough.metricsFactory = metrics
             configuration.logger = log.logger

@@ -61,6 +61,21 @@ extension ModelStore.Collection {
         // Inlinable and nonsending for the hit's cost, as the store's overload (which see).
         // The collection's lifetime is applied after the hit step, where a fetch stores.
         var probe = ReadThroughProbe()
+        if ModelStore.isObjectCacheable(type) {
+            var cached: Value? = nil
+            if try readThroughCachedHit(
+                forKey: key, options: options, probe: &probe,
+                take: { value in
+                    cached = value as? Value
+                    return cached != nil
+                }), let cached = cached.take()
+            {
+                if probe.isAnswer { return cached }
+                return try await store.readThroughAfterHit(
+                    cached, type, forKey: key, options: options, requiresValue: false, in: self, probe: probe,
+                    fetch: fetch)
+            }
+        }
         let hit = try store.readThroughHit(
             type, forKey: key, options: options, requiresValue: false, in: self, probe: &probe)
         if probe.isAnswer { return hit }

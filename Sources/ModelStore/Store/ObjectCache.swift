@@ -154,7 +154,7 @@ final class ObjectCache: @unchecked Sendable {
     /// Whether models of this type may be cached: classes are not, because one shared
     /// instance would be visible to every reader at once.
     static func isCacheable<Value>(_ type: Value.Type) -> Bool {
-        !(type is AnyObject.Type)
+        ModelStore.isObjectCacheable(type)
     }
 
     /// The write generation of `key`'s shard, read before a LevelDB read whose result may be

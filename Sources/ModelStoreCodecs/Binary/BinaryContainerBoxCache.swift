@@ -78,15 +78,33 @@ struct BinaryContainerBoxCache<Cell: AnyObject> {
     }
 
     /// For a state that goes away while containers whose concrete container does not retain its cell may still
-    /// be in use: the cell of every kept container that someone still refers to is retained once more and never
-    /// released, so the container stays safe to call (it only throws). That happens only when a model keeps a
-    /// container past its call, and costs a few dozen bytes.
-    mutating func keepCellsOfContainersInUseAlive() {
+    /// be in use: every kept container that someone still refers to is handed, with its cell, to
+    /// ``BinaryOrphanedContainers``, which keeps the cell alive until the container is dropped, so the container
+    /// stays safe to call (it only throws). That happens only when a model keeps a container past its call.
+    mutating func handOverContainersInUse() {
         entries.withUnsafeMutableBufferPointer { entries in
             for index in entries.indices where !isKnownUniquelyReferenced(&entries[index].box) {
-                _ = Unmanaged.passRetained(entries[index].cell)
+                BinaryOrphanedContainers.shared.adopt(box: entries[index].box, cell: entries[index].cell)
             }
         }
+    }
+
+    /// For a state whose containers keep working after its call (the JSON codec's): if any kept container is
+    /// still in use, calls `body` with its cell (which then retains the state itself) and stops keeping every
+    /// container, so the state is not kept alive through its own cache. A state a model holds on to this way is
+    /// never reused, so nothing is lost.
+    ///
+    /// - Returns: Whether any container was still in use.
+    mutating func releaseAllIfAnyInUse(_ body: (Cell) -> Void) -> Bool {
+        var released = false
+        entries.withUnsafeMutableBufferPointer { entries in
+            for index in entries.indices where !isKnownUniquelyReferenced(&entries[index].box) {
+                body(entries[index].cell)
+                released = true
+            }
+        }
+        if released { entries.removeAll() }
+        return released
     }
 
     /// Calls `body` with the cell of every kept container.

@@ -31,7 +31,7 @@ final class BinaryDecodingState {
     deinit {
         hints.deallocate()
         // Kept containers read their cell without retaining it; one a model still holds must keep a valid cell.
-        keyedContainers.keepCellsOfContainersInUseAlive()
+        keyedContainers.handOverContainersInUse()
     }
 
     // MARK: - Lifetime

@@ -10,8 +10,8 @@ struct BinaryKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProto
 
     /// The cell, not retained. `KeyedDecodingContainer` copies its concrete container for every value it reads,
     /// and retaining and releasing a reference in each copy took about a tenth of the decode time. The state's
-    /// cache owns the cells of the containers it keeps, and keeps a cell alive for good if its container is still
-    /// in use when the state goes away; any other container retains its cell through ``owner``.
+    /// cache owns the cells of the containers it keeps, and hands a cell to ``BinaryOrphanedContainers`` if its
+    /// container is still in use when the state goes away; any other container retains its cell through ``owner``.
     private let unretainedCell: Unmanaged<Cell>
     /// The cell again, retained, for a container the state does not keep; nil otherwise.
     private let owner: Cell?

@@ -30,6 +30,10 @@ final class JSONDecodingState {
     @exclusivity(unchecked) var byteIndexes: [Int: [UInt64: Int]] = [:]
     /// How many null values ``makeMissingValue()`` has invented.
     @exclusivity(unchecked) private var missingValues = 0
+    /// Keyed containers handed out before, for reuse once models drop them.
+    @exclusivity(unchecked) private var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
+    /// Whether a decode call is in progress: kept containers are only handed out during one.
+    @exclusivity(unchecked) private var isServingCall = false
 
     /// What ``bytes`` is between calls: a non-null address never dereferenced, since ``length`` is then zero (as
     /// empty buffers in the standard library do).
@@ -58,7 +62,9 @@ final class JSONDecodingState {
     /// A state for one decode call: the calling thread's spare, or a new one. The caller hands it the document with
     /// ``read(_:)`` and, whatever happens, passes it to ``end(_:)`` when the call is over.
     static func start() -> JSONDecodingState {
-        spare.take() ?? JSONDecodingState()
+        let state = spare.take() ?? JSONDecodingState()
+        state.isServingCall = true
+        return state
     }
 
     /// Scans `bytes`, the document of this call, onto the tape.
@@ -75,6 +81,9 @@ final class JSONDecodingState {
     /// copy of the input and stays with them (they must keep working after the caller's buffer is gone, as
     /// Foundation's do); otherwise it is emptied and kept as the thread's spare.
     static func end(_ state: inout JSONDecodingState) {
+        state.isServingCall = false
+        // A kept container the model still holds must keep its state alive once the cache no longer does.
+        _ = state.keyedContainers.releaseAllIfAnyInUse { $0.retainState() }
         guard isKnownUniquelyReferenced(&state) else {
             if state.length > 0 { state.detachFromInput() }
             return
@@ -103,6 +112,43 @@ final class JSONDecodingState {
     /// Records that the result of this call must come from Foundation.
     func deferToFoundation() {
         needsFoundation = true
+    }
+
+    // MARK: - Keyed containers
+
+    /// Where a ``JSONKeyedDecodingContainer`` reads.
+    struct KeyedPlace {
+        /// The object's tape index.
+        var object: UInt32
+        /// The coding-path depth of the container; its values are one deeper.
+        var depth: UInt32
+    }
+
+    /// The cell of every ``JSONKeyedDecodingContainer``, whatever its key type.
+    typealias KeyedContainerCell = JSONContainerCell<JSONDecodingState, KeyedPlace>
+
+    /// A keyed container for the object at tape index `object`, at `depth`: one handed out before that nothing uses
+    /// any more, or a new one.
+    func makeKeyedContainer<Key: CodingKey>(_: Key.Type, object: UInt32, depth: UInt32) -> KeyedDecodingContainer<Key> {
+        let place = KeyedPlace(object: object, depth: depth)
+        if isServingCall, let index = keyedContainers.reusableIndex(keyType: Key.self) {
+            keyedContainers.cell(at: index).move(to: place)
+            return keyedContainers.container(at: index)
+        }
+        return makeNewKeyedContainer(Key.self, at: place)
+    }
+
+    /// A new keyed container, kept for reuse if the cache has room. Apart from
+    /// ``makeKeyedContainer(_:object:depth:)`` so that the metadata lookups a new container needs are not made on
+    /// the path that reuses one.
+    @inline(never)
+    private func makeNewKeyedContainer<Key: CodingKey>(_: Key.Type, at place: KeyedPlace) -> KeyedDecodingContainer<Key> {
+        let cell = KeyedContainerCell(state: self, place: place)
+        let container = KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(cell: cell))
+        if !isServingCall || !keyedContainers.keep(container, cell: cell, keyType: Key.self) {
+            cell.retainState()
+        }
+        return container
     }
 
     // MARK: - Values

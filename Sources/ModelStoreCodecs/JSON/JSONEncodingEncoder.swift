@@ -15,8 +15,7 @@ struct JSONEncodingEncoder: Encoder, SingleValueEncodingContainer {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let frame = state.container(slot: slot, isObject: true)
-        return KeyedEncodingContainer(JSONKeyedEncodingContainer<Key>(state: state, frame: frame))
+        state.makeKeyedContainer(Key.self, frame: state.container(slot: slot, isObject: true))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -58,6 +58,10 @@ final class JSONEncodingState {
         /// Set when the model nests too deep: the run then throws this instead of asking Foundation, whose encoder
         /// would recurse until the stack overflows.
         var tooDeep: EncodingError?
+        /// Keyed containers handed out before, for reuse once models drop them.
+        var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
+        /// Whether an encode call is in progress: kept containers are only handed out during one.
+        var isServingCall = false
     }
 
     private let fields: UnsafeMutablePointer<Fields>
@@ -89,15 +93,20 @@ final class JSONEncodingState {
     /// A state for one encode call: the calling thread's spare, or a new one. The caller passes it to ``end(_:)``
     /// when the call is over, after taking its ``bytes`` back.
     static func start() -> JSONEncodingState {
-        spare.take() ?? JSONEncodingState()
+        let state = spare.take() ?? JSONEncodingState()
+        state.fields.pointee.isServingCall = true
+        return state
     }
 
     /// Ends the call `state` served. If an encoder or container that a model kept still refers to it, it stays
     /// theirs (and finished: its output is no longer the caller's buffer); otherwise it is emptied and kept as the
     /// thread's spare.
     static func end(_ state: inout JSONEncodingState) {
-        guard isKnownUniquelyReferenced(&state) else { return }
         let fields = state.fields
+        fields.pointee.isServingCall = false
+        // A kept container the model still holds must keep its state alive once the cache no longer does.
+        _ = fields.pointee.keyedContainers.releaseAllIfAnyInUse { $0.retainState() }
+        guard isKnownUniquelyReferenced(&state) else { return }
         guard fields.pointee.frames.capacity <= maximumRetainedCount,
             fields.pointee.path.capacity <= maximumRetainedCount,
             fields.pointee.keyLog.capacity <= maximumRetainedCount,
@@ -246,6 +255,38 @@ final class JSONEncodingState {
     func beginSingleValue(slot: Int) throws {
         guard slot == currentSlot, !failed, case .unused = slotUse else { throw fail() }
         slotUse = .singleValue
+    }
+
+    // MARK: - Keyed containers
+
+    /// The cell of every ``JSONKeyedEncodingContainer``, whatever its key type: where it writes, nil for a
+    /// container that could not be opened.
+    typealias KeyedContainerCell = JSONContainerCell<JSONEncodingState, (index: Int, id: Int)?>
+
+    /// A keyed container writing into `frame`: one handed out before that nothing uses any more, or a new one.
+    func makeKeyedContainer<Key: CodingKey>(_: Key.Type, frame: (index: Int, id: Int)?) -> KeyedEncodingContainer<Key> {
+        if fields.pointee.isServingCall, let index = fields.pointee.keyedContainers.reusableIndex(keyType: Key.self) {
+            fields.pointee.keyedContainers.cell(at: index).move(to: frame)
+            return fields.pointee.keyedContainers.container(at: index)
+        }
+        return makeNewKeyedContainer(Key.self, frame: frame)
+    }
+
+    /// A new keyed container, kept for reuse if the cache has room. Apart from ``makeKeyedContainer(_:frame:)`` so
+    /// that the metadata lookups a new container needs are not made on the path that reuses one.
+    @inline(never)
+    private func makeNewKeyedContainer<Key: CodingKey>(
+        _: Key.Type,
+        frame: (index: Int, id: Int)?
+    ) -> KeyedEncodingContainer<Key> {
+        let cell = KeyedContainerCell(state: self, place: frame)
+        let container = KeyedEncodingContainer(JSONKeyedEncodingContainer<Key>(cell: cell))
+        if !fields.pointee.isServingCall
+            || !fields.pointee.keyedContainers.keep(container, cell: cell, keyType: Key.self)
+        {
+            cell.retainState()
+        }
+        return container
     }
 
     // MARK: - Frames

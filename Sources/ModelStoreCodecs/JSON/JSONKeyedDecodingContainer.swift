@@ -2,41 +2,52 @@
 ///
 /// A key that is absent throws `keyNotFound` from `decode` and reads as nil from `decodeIfPresent`, as does a null
 /// value; keys the model does not ask for are never looked at. Of two equal keys the first wins.
+///
+/// The container holds only the cell that says which object it reads, so that the state can hand its box out
+/// again for the next object with the same key type (see ``BinaryContainerBoxCache``).
 struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let state: JSONDecodingState
-    /// The object's tape index.
-    let object: UInt32
-    /// The coding-path depth of this container; its values are one deeper.
-    let depth: UInt32
+    let cell: JSONDecodingState.KeyedContainerCell
+
+    /// Runs `body` with the state, the object's tape index and this container's coding-path depth (its values are
+    /// one deeper).
+    @inline(__always)
+    private func withState<Result>(_ body: (JSONDecodingState, UInt32, Int) throws -> Result) rethrows -> Result {
+        try cell.withState { state, place in try body(state, place.object, Int(place.depth)) }
+    }
 
     var codingPath: [any CodingKey] {
-        state.codingPath(value: object, depth: Int(depth))
+        withState { state, object, depth in state.codingPath(value: object, depth: depth) }
     }
 
     /// The object's keys that `Key` can represent, each once. Foundation lists them in its dictionary's
     /// (unspecified) order; these come in document order.
     var allKeys: [Key] {
-        state.keyNames(in: Int(object)).compactMap { Key(stringValue: $0) }
+        withState { state, object, _ in state.keyNames(in: Int(object)).compactMap { Key(stringValue: $0) } }
     }
 
     func contains(_ key: Key) -> Bool {
-        state.valueIndex(forKey: key, in: Int(object)) != nil
+        withState { state, object, _ in state.valueIndex(forKey: key, in: Int(object)) != nil }
     }
 
     // MARK: - Lookup
 
     /// The tape index of the value for `key`, or throws `keyNotFound`.
     @inline(__always)
-    private func valueIndex(_ key: some CodingKey) throws -> Int {
+    private func valueIndex(
+        _ key: some CodingKey,
+        _ state: JSONDecodingState,
+        _ object: UInt32,
+        _ depth: Int
+    ) throws -> Int {
         guard let index = state.valueIndex(forKey: key, in: Int(object)) else {
-            throw state.keyNotFound(key, codingPath: codingPath)
+            throw state.keyNotFound(key, codingPath: state.codingPath(value: object, depth: depth))
         }
         return index
     }
 
     /// The tape index of the value for `key`, or nil if it is absent or null.
     @inline(__always)
-    private func presentValueIndex(_ key: some CodingKey) -> Int? {
+    private func presentValueIndex(_ key: some CodingKey, _ state: JSONDecodingState, _ object: UInt32) -> Int? {
         guard let index = state.valueIndex(forKey: key, in: Int(object)), state.kind(at: index) != .null else {
             return nil
         }
@@ -45,19 +56,25 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     @inline(__always)
     private func decodeScalar<Value: JSONScalar>(_ type: Value.Type, forKey key: Key) throws -> Value {
-        try state.decodeScalar(type, at: try valueIndex(key), depth: Int(depth), key: key, parent: object)
+        try withState { state, object, depth in
+            try state.decodeScalar(
+                type, at: try valueIndex(key, state, object, depth), depth: depth, key: key, parent: object
+            )
+        }
     }
 
     @inline(__always)
     private func decodeScalarIfPresent<Value: JSONScalar>(_ type: Value.Type, forKey key: Key) throws -> Value? {
-        guard let index = presentValueIndex(key) else { return nil }
-        return try state.decodeScalar(type, at: index, depth: Int(depth), key: key, parent: object)
+        try withState { state, object, depth in
+            guard let index = presentValueIndex(key, state, object) else { return nil }
+            return try state.decodeScalar(type, at: index, depth: depth, key: key, parent: object)
+        }
     }
 
     // MARK: - Decoding
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        state.kind(at: try valueIndex(key)) == .null
+        try withState { state, object, depth in state.kind(at: try valueIndex(key, state, object, depth)) == .null }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decodeScalar(type, forKey: key) }
@@ -82,7 +99,9 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { try decodeScalar(type, forKey: key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try state.decode(type, at: try valueIndex(key), depth: Int(depth), key: key, parent: object)
+        try withState { state, object, depth in
+            try state.decode(type, at: try valueIndex(key, state, object, depth), depth: depth, key: key, parent: object)
+        }
     }
 
     // One lookup instead of the default implementation's three (contains, decodeNil, decode).
@@ -154,8 +173,10 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = presentValueIndex(key) else { return nil }
-        return try state.decode(type, at: index, depth: Int(depth), key: key, parent: object)
+        try withState { state, object, depth in
+            guard let index = presentValueIndex(key, state, object) else { return nil }
+            return try state.decode(type, at: index, depth: depth, key: key, parent: object)
+        }
     }
 
     // MARK: - Nesting
@@ -164,28 +185,39 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         keyedBy type: NestedKey.Type,
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoder(for: key, at: try valueIndex(key)).container(keyedBy: type)
+        try withState { state, object, depth in
+            try decoder(for: key, at: try valueIndex(key, state, object, depth)).container(keyedBy: type)
+        }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try decoder(for: key, at: try valueIndex(key)).unkeyedContainer()
+        try withState { state, object, depth in
+            try decoder(for: key, at: try valueIndex(key, state, object, depth)).unkeyedContainer()
+        }
     }
 
     /// A decoder for the value under the key `"super"`, or for null if there is none: Foundation's superDecoder
     /// never throws.
     func superDecoder() throws -> any Decoder {
-        let key = JSONCodingKey.superKey
-        return decoder(for: key, at: state.valueIndex(forKey: key, in: Int(object)) ?? state.makeMissingValue())
+        superDecoder(for: JSONCodingKey.superKey)
     }
 
     /// A decoder for the value under `key`, or for null if there is none.
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        decoder(for: key, at: state.valueIndex(forKey: key, in: Int(object)) ?? state.makeMissingValue())
+        superDecoder(for: key)
+    }
+
+    private func superDecoder(for key: some CodingKey) -> JSONValueDecoder {
+        withState { state, object, _ in
+            decoder(for: key, at: state.valueIndex(forKey: key, in: Int(object)) ?? state.makeMissingValue())
+        }
     }
 
     private func decoder(for key: some CodingKey, at index: Int) -> JSONValueDecoder {
-        let value = UInt32(truncatingIfNeeded: index)
-        state.path.enter(key, atDepth: Int(depth), value: value, parent: object)
-        return JSONValueDecoder(state: state, value: value, depth: Int(depth) &+ 1)
+        withState { state, object, depth in
+            let value = UInt32(truncatingIfNeeded: index)
+            state.path.enter(key, atDepth: depth, value: value, parent: object)
+            return JSONValueDecoder(state: state, value: value, depth: depth &+ 1)
+        }
     }
 }

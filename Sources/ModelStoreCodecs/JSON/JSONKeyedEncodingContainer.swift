@@ -1,44 +1,47 @@
 /// A JSON object being written: each call writes its key, then the value, straight into the output.
 ///
-/// `frame` is nil when the container could not be opened (the run has already failed); every call then throws.
+/// The container holds only the cell with its state and frame, so that the state can hand its box out again for
+/// the next object with the same key type (see ``BinaryContainerBoxCache``). The cell's frame is nil when the
+/// container could not be opened (the run has already failed); every call then throws.
 struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let state: JSONEncodingState
-    let frame: (index: Int, id: Int)?
+    let cell: JSONEncodingState.KeyedContainerCell
 
     var codingPath: [any CodingKey] {
-        guard let frame else { return [] }
-        return state.codingPath(frame: frame.index, id: frame.id)
+        cell.withState { state, frame in
+            guard let frame else { return [] }
+            return state.codingPath(frame: frame.index, id: frame.id)
+        }
     }
 
-    /// Writes `key` (checked against the keys already written) and its colon.
-    private func writeKey(_ key: Key) throws {
-        guard let frame else { throw state.fail() }
-        try state.writeKey(key.stringValue, frame: frame.index, id: frame.id)
+    /// Writes `key` (checked against the keys already written) and its colon, then calls `body` to write the
+    /// value.
+    @inline(__always)
+    private func write(_ key: Key, _ body: (JSONEncodingState) throws -> Void) throws {
+        try cell.withState { state, frame in
+            guard let frame else { throw state.fail() }
+            try state.writeKey(key.stringValue, frame: frame.index, id: frame.id)
+            try body(state)
+        }
     }
 
     mutating func encodeNil(forKey key: Key) throws {
-        try writeKey(key)
-        state.writeNull()
+        try write(key) { $0.writeNull() }
     }
 
     mutating func encode(_ value: Bool, forKey key: Key) throws {
-        try writeKey(key)
-        state.writeBool(value)
+        try write(key) { $0.writeBool(value) }
     }
 
     mutating func encode(_ value: String, forKey key: Key) throws {
-        try writeKey(key)
-        state.writeString(value)
+        try write(key) { $0.writeString(value) }
     }
 
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        try writeKey(key)
-        try state.writeFloat(value)
+        try write(key) { try $0.writeFloat(value) }
     }
 
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        try writeKey(key)
-        try state.writeFloat(value)
+        try write(key) { try $0.writeFloat(value) }
     }
 
     mutating func encode(_ value: Int, forKey key: Key) throws { try encodeInteger(value, forKey: key) }
@@ -57,39 +60,51 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode(_ value: UInt128, forKey key: Key) throws { try encodeInteger(value, forKey: key) }
 
     private func encodeInteger<Integer: FixedWidthInteger>(_ value: Integer, forKey key: Key) throws {
-        try writeKey(key)
-        state.writeInteger(value)
+        try write(key) { $0.writeInteger(value) }
     }
 
     mutating func encode<Value: Encodable>(_ value: Value, forKey key: Key) throws {
-        try writeKey(key)
-        try state.encodeValue(value, key: key)
+        try write(key) { try $0.encodeValue(value, key: key) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type,
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let frame = openNested(forKey: key, isObject: true)
-        return KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(state: state, frame: frame))
+        openNested(forKey: key, isObject: true) { state, frame in
+            state.makeKeyedContainer(NestedKey.self, frame: frame)
+        }
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        JSONUnkeyedEncodingContainer(state: state, frame: openNested(forKey: key, isObject: false))
+        openNested(forKey: key, isObject: false) { state, frame in
+            JSONUnkeyedEncodingContainer(state: state, frame: frame)
+        }
     }
 
-    private func openNested(forKey key: Key, isObject: Bool) -> (index: Int, id: Int)? {
-        guard (try? writeKey(key)) != nil else {
-            _ = state.fail()
-            return nil
+    /// Opens a nested array or object under `key` and returns what `make` makes of the state and its frame (nil
+    /// if it could not be opened).
+    private func openNested<Result>(
+        forKey key: Key,
+        isObject: Bool,
+        _ make: (JSONEncodingState, (index: Int, id: Int)?) -> Result
+    ) -> Result {
+        let opened = cell.withState { state, _ in
+            guard (try? write(key, { _ in })) != nil else {
+                _ = state.fail()
+                return make(state, nil)
+            }
+            return make(state, state.openFrame(isObject: isObject, nestedKey: key))
         }
-        return state.openFrame(isObject: isObject, nestedKey: key)
+        return opened
     }
 
     /// Foundation fills the `super` key when the returned encoder is released, which a stream cannot wait for.
     mutating func superEncoder() -> any Encoder {
-        _ = state.fail()
-        return JSONEncodingEncoder(state: state, slot: -1, pathCount: 0)
+        cell.withState { state, _ in
+            _ = state.fail()
+            return JSONEncodingEncoder(state: state, slot: -1, pathCount: 0)
+        }
     }
 
     /// Left to Foundation, as ``superEncoder()`` is.

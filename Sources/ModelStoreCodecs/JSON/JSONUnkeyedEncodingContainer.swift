@@ -75,7 +75,7 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(JSONKeyedEncodingContainer<NestedKey>(state: state, frame: openNested(isObject: true)))
+        state.makeKeyedContainer(NestedKey.self, frame: openNested(isObject: true))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

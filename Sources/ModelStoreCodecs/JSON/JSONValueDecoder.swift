@@ -26,7 +26,7 @@ struct JSONValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try expect(.object, [String: Any].self)
-        return KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(state: state, object: value, depth: depth))
+        return state.makeKeyedContainer(Key.self, object: value, depth: depth)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

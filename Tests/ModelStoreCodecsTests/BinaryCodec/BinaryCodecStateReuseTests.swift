@@ -144,6 +144,32 @@ extension BinaryCodecTests {
             #expect(keeper.container.codingPath.isEmpty)
         }
 
+        @Test func keptContainersAreReleasedOnceModelsDropThem() throws {
+            // The Keeper pattern above, many times over: each kept container outlives its state, so its cell is
+            // held for it until the model drops it. Holding cells for good would grow without bound in a server
+            // that decodes such a model on every request.
+            final class Keeper: Decodable {
+                enum Keys: String, CodingKey { case label, inner }
+                let container: KeyedDecodingContainer<Keys>
+                init(from decoder: any Decoder) throws {
+                    container = try decoder.container(keyedBy: Keys.self)
+                    _ = try codec.decode(Profile.self, from: container.decode(Data.self, forKey: .inner))
+                }
+            }
+            let record = try codec.encode(Envelope(label: "outer", inner: .sample))
+            var keepers = try (0..<40).map { _ in try codec.decode(Keeper.self, from: record) }
+            // Nearly every keeper holds an orphan: a state that arrived with a full container cache (the thread's
+            // spare, after other tests) hands out a container that retains its own cell instead.
+            let held = BinaryOrphanedContainers.shared.countHeld()
+            #expect(held >= 35)
+            for keeper in keepers {
+                #expect(throws: DecodingError.self) { try keeper.container.decode(String.self, forKey: .label) }
+            }
+            keepers.removeAll()
+            // Other tests running meanwhile keep at most a few of their own.
+            #expect(BinaryOrphanedContainers.shared.countHeld() < 20)
+        }
+
         /// Each link decodes its successor while its own container, of the same key type, is still in use.
         final class Chain: Codable, Equatable {
             let value: Int

@@ -71,6 +71,16 @@ func runMetadataExperiment(records: Int, rounds: Int, directory: String) throws 
         samples["decode metadata", default: []].append(try nanosecondsPerOperation(records) { _ in
             try encodedMetadata.withUnsafeBytes { blackHole(try codec.decode(ETagMetadata.self, fromBytes: $0)) }
         })
+        // The same with the binary codec: what small documents cost without JSON's text.
+        let binary: any ModelCodec = BinaryModelCodec()
+        samples["encode metadata (binary)", default: []].append(try nanosecondsPerOperation(records) { _ in
+            buffer.removeAll(keepingCapacity: true)
+            try binary.encode(boxed, appendingTo: &buffer)
+        })
+        let binaryMetadata = try binary.encode(metadata)
+        samples["decode metadata (binary)", default: []].append(try nanosecondsPerOperation(records) { _ in
+            try binaryMetadata.withUnsafeBytes { blackHole(try binary.decode(ETagMetadata.self, fromBytes: $0)) }
+        })
         try plain.close()
         try tagged.close()
         try? FileManager.default.removeItem(atPath: directory)
@@ -81,7 +91,8 @@ func runMetadataExperiment(records: Int, rounds: Int, directory: String) throws 
         ("put", ""), ("put with metadata", ratio("put with metadata", "put") + " of put (target ≤ 1.10x)"),
         ("get", ""), ("get with metadata", ratio("get with metadata", "get") + " of get (target ≤ 1.10x)"),
         ("entry(_:forKey:)", ""), ("encode profile", "codec alone"), ("encode metadata", "codec alone"),
-        ("decode metadata", "codec alone"),
+        ("decode metadata", "codec alone"), ("encode metadata (binary)", "codec alone"),
+        ("decode metadata (binary)", "codec alone"),
         ("metadata(_:forKey:)",
          ratio("entry(_:forKey:)", "metadata(_:forKey:)") + " faster than entry (target ≥ 3x)"),
         ("contains(_:)",
