@@ -46,8 +46,18 @@ extension OpenDatabase {
 
     /// Trains a dictionary on `samples`, stores it, and only then publishes it for writes.
     private func trainDictionary(samples: [UInt8], sizes: [Int]) {
+        let id: UInt32
+        do {
+            id = try run { engine in try dictionaries.nextID(notNamedByRecordsIn: engine) }
+        } catch {
+            dictionaries.abandonTraining()
+            logger.debug(
+                "The database's records could not be read before training a compression dictionary",
+                metadata: ["database": "\(path)", "error": "\(error)"])
+            return
+        }
         guard let trained = ZstdDictionary.train(samples: samples, sizes: sizes, capacity: RecordDictionaries.capacity),
-            let dictionary = ZstdDictionary(id: dictionaries.nextID, bytes: trained)
+            let dictionary = ZstdDictionary(id: id, bytes: trained)
         else {
             dictionaries.abandonTraining()
             logger.info(

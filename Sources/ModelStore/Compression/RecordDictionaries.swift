@@ -137,10 +137,36 @@ final class RecordDictionaries: @unchecked Sendable {
         }
     }
 
-    /// The id the next dictionary gets.
-    var nextID: UInt32 {
-        lock.withLock { (byID.keys.max() ?? 0) + 1 }
+    /// The id the next dictionary gets: above every dictionary the database holds, and above
+    /// every id a compressed record in `engine` names.
+    ///
+    /// A dictionary deleted behind ModelStore's back (by another LevelDB client) leaves records
+    /// that name its id; a new dictionary under that id would decompress them with the wrong
+    /// bytes, and the frames carry no checksum to notice. So a training walks every record
+    /// once, on the maintenance queue before the dictionary is stored: once per database in
+    /// practice (a dictionary is only trained when there is none).
+    ///
+    /// - Throws: What reading the engine throws (closed, damaged); ``ExhaustedIDs`` when a
+    ///   record names the largest id.
+    func nextID(notNamedByRecordsIn engine: LevelDB) throws -> UInt32 {
+        var highest = UInt64(lock.withLock { byID.keys.max() ?? 0 })
+        let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+        try iterator.seekToFirst()
+        while let named = try iterator.withCurrent({ key, value -> UInt64? in
+            guard key.first != KeySpace.systemMarker else { return nil }
+            guard let header = RecordHeader(parsing: value), header.isPayloadCompressed else { return 0 }
+            var offset = 0
+            return LEB128.readIdentifier(UnsafeRawBufferPointer(rebasing: value[header.length...]), at: &offset) ?? 0
+        }), let named {
+            highest = max(highest, named)
+            try iterator.next()
+        }
+        guard highest < UInt64(UInt32.max) else { throw ExhaustedIDs() }
+        return UInt32(highest) + 1
     }
+
+    /// A record names the largest dictionary id: no new dictionary can be told apart from it.
+    struct ExhaustedIDs: Error {}
 
     /// Makes `dictionary` the one new records are compressed with; called once it is stored.
     func publish(_ dictionary: ZstdDictionary) {
