@@ -112,6 +112,70 @@ struct RecordCompressionAttackTests {
         #expect(try store.object(Profile.self, forKey: "large") == nil)
     }
 
+    // MARK: - Option misuse
+
+    @Test("A sample count above 100,000 is refused; samples of large records start the training at 8 MiB")
+    func sampleMemoryIsBounded() throws {
+        var configuration = Fixture().configuration
+        configuration.recordCompression = .zstd(dictionarySampleCount: 100_001)
+        #expect(errorCase { _ = try ModelStore(name: "db", policy: .never, configuration: configuration) }
+            == "invalidPolicy")
+        configuration.recordCompression = .zstd(dictionarySampleCount: Int.max)
+        #expect(errorCase { _ = try ModelStore(name: "db", policy: .never, configuration: configuration) }
+            == "invalidPolicy")
+
+        // 100,000 samples of 4 KiB would be 400 MiB held until the training: it starts at 8 MiB.
+        configuration.recordCompression = .zstd(dictionarySampleCount: 100_000)
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        var large = Profile.make(1)
+        let records = RecordDictionaries.maximumSampleBytes / RecordDictionaries.maximumSampleLength + 1
+        for id in 0..<records {
+            large.id = id
+            large.bio = (0..<160).map { "\($0 * id % 1_009) systems keep data safe" }.joined(separator: ", ")
+            try store.set(large, forKey: "large-\(id)")
+        }
+        store.database.waitForMaintenance()
+        #expect(store.database.dictionaries.isCollecting == false)
+        #expect(store.database.dictionaries.current != nil)
+    }
+
+    @Test("Reopening with another level reads every record and compresses new ones at the new level")
+    func reopenWithAnotherLevel() throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.recordCompression = .zstd(level: 1, dictionarySampleCount: RecordCompressionTests.sampleCount)
+        do {
+            let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+            try RecordCompressionTests.train(store)
+            try store.set(Profile.make(1), forKey: "level-1")
+            try store.close()
+        }
+        configuration.recordCompression = .zstd(level: 19, dictionarySampleCount: RecordCompressionTests.sampleCount)
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        try store.set(Profile.make(2), forKey: "level-19")
+        #expect(RecordCompressionTests.isCompressed(try rawRecord(store, "level-1")))
+        #expect(RecordCompressionTests.isCompressed(try rawRecord(store, "level-19")))
+        #expect(try store.object(Profile.self, forKey: "level-1") == Profile.make(1))
+        #expect(try store.object(Profile.self, forKey: "level-19") == Profile.make(2))
+        #expect(store.database.dictionaries.current?.id == 1)
+    }
+
+    @Test("A database with fewer records than the sample count stays uncompressed and reads back")
+    func fewerRecordsThanSamples() throws {
+        let fixture = Fixture()
+        let store = try RecordCompressionTests.compressed(fixture)
+        for id in 0..<50 { try store.set(Profile.make(id), forKey: "p\(id)") }
+        try store.close()
+        let reopened = try RecordCompressionTests.compressed(fixture)
+        reopened.database.waitForMaintenance()
+        #expect(reopened.database.dictionaries.current == nil)
+        #expect(reopened.database.dictionaries.isCollecting)
+        for id in 0..<50 {
+            #expect(!RecordCompressionTests.isCompressed(try rawRecord(reopened, "p\(id)")))
+            #expect(try reopened.object(Profile.self, forKey: "p\(id)") == Profile.make(id))
+        }
+    }
+
     // MARK: - Hostile frames
 
     /// A trained store holding `Profile.make(1)` compressed under "k".

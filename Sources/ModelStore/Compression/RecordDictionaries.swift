@@ -30,6 +30,10 @@ final class RecordDictionaries: @unchecked Sendable {
     /// Only a sample's first bytes are kept: large records compress well without a dictionary,
     /// and the samples of a store of large records must not take much memory.
     static let maximumSampleLength = 4 << 10
+    /// The training starts once the samples hold this many bytes, however few records they
+    /// are: the memory they hold stays bounded (Zstandard advises about 100 times the
+    /// dictionary's size; this is 512 times).
+    static let maximumSampleBytes = 8 << 20
 
     private let lock = Lock()
     private var byID: [UInt32: ZstdDictionary] = [:]
@@ -103,14 +107,15 @@ final class RecordDictionaries: @unchecked Sendable {
     // MARK: - Training
 
     /// Keeps `payload` as a training sample while there is no dictionary; returns the samples
-    /// once `sampleCount` of them are in, for the caller to train on (exactly once).
+    /// once `sampleCount` of them (or ``maximumSampleBytes``) are in, for the caller to train
+    /// on (exactly once).
     func offer(_ payload: UnsafeRawBufferPointer, sampleCount: Int) -> (samples: [UInt8], sizes: [Int])? {
         lock.withLock {
             guard case .collecting = state, !payload.isEmpty else { return nil }
             let length = min(payload.count, Self.maximumSampleLength)
             samples.append(contentsOf: UnsafeRawBufferPointer(rebasing: payload[..<length]))
             sampleSizes.append(length)
-            guard sampleSizes.count >= sampleCount else { return nil }
+            guard sampleSizes.count >= sampleCount || samples.count >= Self.maximumSampleBytes else { return nil }
             state = .training
             defer {
                 samples = []
