@@ -95,6 +95,22 @@ struct RecordCompressionAttackTests {
         RecordCompressionTests.expectDamaged(key: "k", "dictionary 1") { _ = try third.object(Profile.self, forKey: "k") }
     }
 
+    @Test("A foreign key under the dictionaries' prefix but of another length does not hide the dictionaries after it")
+    func malformedDictionaryKeyDoesNotHideOthers() throws {
+        let fixture = Fixture()
+        let path: String
+        do {
+            let store = try Self.trainedStore(fixture)
+            path = store.database.path
+            try store.close()
+        }
+        // Sorts before [0xFF, 0x02, 0, 0, 0, 1].
+        try writeWithForeignClient(path: path, records: [(key: [0xFF, 0x02, 0x00], value: [1, 2, 3])])
+        let reopened = try RecordCompressionTests.compressed(fixture)
+        #expect(reopened.database.dictionaries.dictionary(id: 1) != nil)
+        #expect(try reopened.object(Profile.self, forKey: "k") == Profile.make(1))
+    }
+
     // MARK: - The record length limit
 
     @Test("A model longer than the record limit is refused even when it would compress below it")

@@ -57,6 +57,9 @@ final class RecordDictionaries: @unchecked Sendable {
     private enum Loaded {
         case dictionary(ZstdDictionary)
         case damaged
+        /// A key under the dictionaries' prefix that no dictionary has (not 4 id bytes): not
+        /// ModelStore's, so skipped, without hiding the dictionaries that sort after it.
+        case foreign
         case end
     }
 
@@ -68,7 +71,8 @@ final class RecordDictionaries: @unchecked Sendable {
             let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
             try iterator.seek(to: [KeySpace.systemMarker, Self.kind])
             while let found = try iterator.withCurrent({ key, value -> Loaded in
-                guard key.count == 6, key[0] == KeySpace.systemMarker, key[1] == Self.kind else { return .end }
+                guard key.count >= 2, key[0] == KeySpace.systemMarker, key[1] == Self.kind else { return .end }
+                guard key.count == 6 else { return .foreign }
                 return Self.parse(key: key, value: value).map(Loaded.dictionary) ?? .damaged
             }) {
                 switch found {
@@ -80,6 +84,10 @@ final class RecordDictionaries: @unchecked Sendable {
                 case .damaged:
                     logger.warning("A compression dictionary is damaged", metadata: ["database": "\(path)"])
                     state = .finished
+                case .foreign:
+                    logger.warning(
+                        "A key under the compression dictionaries' prefix is not a dictionary; skipped",
+                        metadata: ["database": "\(path)"])
                 }
                 if case .end = found { break }
                 try iterator.next()
