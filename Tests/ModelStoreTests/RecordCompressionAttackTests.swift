@@ -192,6 +192,34 @@ struct RecordCompressionAttackTests {
         }
     }
 
+    @Test("A database of version-1 records from an older release, opened with compression: they read unchanged and train the dictionary")
+    func versionOneRecordsWithCompressionOn() throws {
+        let fixture = Fixture()
+        let path: String
+        do {
+            let store = try fixture.open()
+            path = store.database.path
+            try store.close()
+        }
+        let records = try (0..<RecordCompressionTests.sampleCount).map { id in
+            (key: Array("old-\(id)".utf8),
+             value: try RecordFormatTwoTests.versionOneRecord(Profile.make(id), storedAt: fixture.clock.now))
+        }
+        try writeWithForeignClient(path: path, records: records)
+        let store = try RecordCompressionTests.compressed(fixture)
+        store.database.waitForMaintenance()
+        #expect(store.database.dictionaries.current != nil)
+        for id in 0..<RecordCompressionTests.sampleCount {
+            #expect(try store.object(Profile.self, forKey: "old-\(id)") == Profile.make(id))
+        }
+        try store.set(Profile.make(1_000), forKey: "new")
+        #expect(RecordCompressionTests.isCompressed(try rawRecord(store, "new")))
+        #expect(try store.object(Profile.self, forKey: "new") == Profile.make(1_000))
+        // Rewriting a version-1 record's metadata with compression on keeps it readable.
+        try store.replaceMetadata(RecordCompressionTests.Tag(etag: "e"), forKey: "old-3")
+        #expect(try store.object(Profile.self, forKey: "old-3") == Profile.make(3))
+    }
+
     // MARK: - Hostile frames
 
     /// A trained store holding `Profile.make(1)` compressed under "k".
