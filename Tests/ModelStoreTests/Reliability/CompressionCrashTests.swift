@@ -4,7 +4,7 @@ import Testing
 
 /// SIGKILL while a helper writes with record compression on: before the dictionary is trained,
 /// while it is trained and stored, and after, through sets and batches. After each kill every
-/// acknowledged record reads back exactly, with the option on or off, and no record names a
+/// acknowledged record (sets, batches, import chunks) reads back exactly, with the option on or off, and no record names a
 /// dictionary the database lacks.
 @Suite("Crash safety: SIGKILL around record compression", .serialized)
 struct CompressionCrashTests {
@@ -23,7 +23,7 @@ struct CompressionCrashTests {
 
     static let samples = 100
 
-    @Test("Every acknowledged record survives SIGKILL before, during and after the dictionary's training (16 rounds)")
+    @Test("Every acknowledged record survives SIGKILL before, during and after the dictionary's training (16 rounds, sets, batches and imports)")
     func killAroundTraining() throws {
         var random = SeededGenerator(seed: 0x25D)
         var roundsWithDictionary = 0
