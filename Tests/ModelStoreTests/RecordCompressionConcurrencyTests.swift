@@ -79,4 +79,30 @@ struct RecordCompressionConcurrencyTests {
             try reopened.close()
         }
     }
+
+    @Test("Closing the store while it samples stored records and trains from them: no crash, every record reads")
+    func closeDuringStoredRecordSampling() throws {
+        let fixture = Fixture()
+        do {
+            let plain = try fixture.open()
+            try plain.write { batch in
+                for id in 0..<2_000 { try batch.set(Profile.make(id), forKey: "p\(id)") }
+            }
+            try plain.close()
+        }
+        var configuration = fixture.configuration
+        configuration.recordCompression = .zstd(dictionarySampleCount: 1_500)
+        for round in 0..<20 {
+            let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+            if round % 2 == 1 { usleep(UInt32(round * 200)) }
+            try store.close()
+        }
+        let reopened = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        reopened.database.waitForMaintenance()
+        for id in stride(from: 0, to: 2_000, by: 37) {
+            #expect(try reopened.object(Profile.self, forKey: "p\(id)") == Profile.make(id))
+        }
+        try reopened.set(Profile.make(5_000), forKey: "after")
+        #expect(RecordCompressionTests.isCompressed(try rawRecord(reopened, "after")))
+    }
 }
