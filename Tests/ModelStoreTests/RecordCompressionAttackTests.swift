@@ -111,6 +111,22 @@ struct RecordCompressionAttackTests {
         #expect(try reopened.object(Profile.self, forKey: "k") == Profile.make(1))
     }
 
+    @Test("Each frame carries its dictionary's Zstandard id, so Zstandard refuses it with any other dictionary")
+    func framesNameTheirZstandardDictionary() throws {
+        let store = try Self.trainedStore(Fixture())
+        let dictionary = try #require(store.database.dictionaries.current)
+        let zstdID = dictionary.bytes.withUnsafeBytes { ZSTD_getDictID_fromDict($0.baseAddress, $0.count) }
+        #expect(zstdID != 0)
+        let record = try #require(try rawRecord(store, "k"))
+        let header = try #require(record.withUnsafeBytes { RecordHeader(parsing: $0) })
+        let frameID = record.withUnsafeBytes { bytes in
+            var offset = header.length
+            _ = LEB128.readIdentifier(UnsafeRawBufferPointer(rebasing: bytes[..<bytes.count]), at: &offset)
+            return ZSTD_getDictID_fromFrame(bytes.baseAddress! + offset, bytes.count - offset)
+        }
+        #expect(frameID == zstdID)
+    }
+
     // MARK: - The record length limit
 
     @Test("A model longer than the record limit is refused even when it would compress below it")

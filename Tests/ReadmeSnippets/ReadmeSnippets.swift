@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:805 is not compiled: Package.swift excerpt
+// README.md:806 is not compiled: Package.swift excerpt
 
-// README.md:818 is not compiled: needs the Hummingbird trait
+// README.md:819 is not compiled: needs the Hummingbird trait
 
-// README.md:864 is not compiled: Package.swift excerpt
+// README.md:865 is not compiled: Package.swift excerpt
 
-// README.md:871 is not compiled: needs the Vapor trait
+// README.md:872 is not compiled: needs the Vapor trait
