@@ -66,6 +66,8 @@ for fastCover in [true, false] {
         let ddict = ZSTD_createDDict(dictionary, dictionary.count)!
         let cctx = ZSTD_createCCtx()!
         let dctx = ZSTD_createDCtx()!
+        // ZSTD_compress_usingCDict ignores these (its frames carry the content size and the
+        // dictionary's id, no checksum), as ModelStore's own writes do: the sizes below match.
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0)
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0)
         var output = [UInt8](repeating: 0, count: 4_096)

@@ -39,8 +39,8 @@
 //                 tag's UTF-8 bytes (reserved for tags; parsed and skipped today)
 //        …     …  payload: the model, as its codec encoded it, to the end of the value; with
 //                 bit 3, a LEB128 dictionary id (0: none; see RecordDictionaries.swift) and
-//                 one Zstandard frame of the encoded model (with its content size, without
-//                 its own checksum or dictionary id), to the end of the value
+//                 one Zstandard frame of the encoded model (with its content size and the
+//                 dictionary's Zstandard id, without its own checksum), to the end of the value
 //
 // Reading an expiry never decodes the payload, so sweeps and counts cost only the header;
 // they do not verify the checksum (they never hand a value out). Every read that returns
