@@ -42,7 +42,9 @@ struct RecordCompressionAttackTests {
         leveldb_writeoptions_set_sync(writeOptions, 1)
         for key in keys {
             key.withUnsafeBufferPointer { key in
-                key.withMemoryRebound(to: CChar.self) { leveldb_delete(db, writeOptions, $0.baseAddress, $0.count, &error) }
+                key.withMemoryRebound(to: CChar.self) {
+                    leveldb_delete(db, writeOptions, $0.baseAddress, $0.count, &error)
+                }
             }
             if let error {
                 defer { leveldb_free(error) }
@@ -53,7 +55,7 @@ struct RecordCompressionAttackTests {
 
     // MARK: - A deleted dictionary
 
-    @Test("A dictionary deleted by another client is never replaced by a new one with its id: its records throw corrupted")
+    @Test("A dictionary deleted by another client is never replaced under its id: its records throw corrupted")
     func deletedDictionaryIDNotReused() throws {
         let fixture = Fixture()
         let path: String
@@ -92,7 +94,9 @@ struct RecordCompressionAttackTests {
         // Reopened again: the new dictionary loads under its own id, the old records still throw.
         let third = try RecordCompressionTests.compressed(fixture)
         #expect(try third.object(Invoice.self, forKey: "after") == Invoice.make(9_999))
-        RecordCompressionTests.expectDamaged(key: "k", "dictionary 1") { _ = try third.object(Profile.self, forKey: "k") }
+        RecordCompressionTests.expectDamaged(key: "k", "dictionary 1") {
+            _ = try third.object(Profile.self, forKey: "k")
+        }
     }
 
     @Test("A foreign key under the dictionaries' prefix but of another length does not hide the dictionaries after it")
@@ -208,7 +212,7 @@ struct RecordCompressionAttackTests {
         }
     }
 
-    @Test("A database of version-1 records from an older release, opened with compression: they read unchanged and train the dictionary")
+    @Test("Version-1 records of an older release, opened with compression, read unchanged and train the dictionary")
     func versionOneRecordsWithCompressionOn() throws {
         let fixture = Fixture()
         let path: String
@@ -262,7 +266,9 @@ struct RecordCompressionAttackTests {
         ZSTD_CCtx_setParameter(context, ZSTD_c_checksumFlag, checksum ? 1 : 0)
         var frame = [UInt8](repeating: 0, count: ZSTD_compressBound(model.count))
         let length = frame.withUnsafeMutableBytes { output in
-            model.withUnsafeBytes { ZSTD_compress2(context, output.baseAddress, output.count, $0.baseAddress, $0.count) }
+            model.withUnsafeBytes {
+                ZSTD_compress2(context, output.baseAddress, output.count, $0.baseAddress, $0.count)
+            }
         }
         return Array(frame[..<length])
     }
@@ -287,9 +293,14 @@ struct RecordCompressionAttackTests {
     @Test("An empty section, an id without a frame and an id of 10 or more bytes throw corrupted naming the key")
     func malformedSections() throws {
         let store = try Self.trainedStore(Fixture())
-        for section: [UInt8] in [[], [0], [1], [0x80], Array(repeating: 0x80, count: 10) + [1], Array(repeating: 0xFF, count: 12)] {
+        let sections: [[UInt8]] = [
+            [], [0], [1], [0x80], Array(repeating: 0x80, count: 10) + [1], Array(repeating: 0xFF, count: 12),
+        ]
+        for section in sections {
             try Self.replaceSection(store, section)
-            RecordCompressionTests.expectDamaged(key: "k", "compressed model") { _ = try store.object(Profile.self, forKey: "k") }
+            RecordCompressionTests.expectDamaged(key: "k", "compressed model") {
+                _ = try store.object(Profile.self, forKey: "k")
+            }
         }
     }
 
@@ -328,16 +339,17 @@ struct RecordCompressionAttackTests {
         }
         try Self.replaceSection(store, [0] + rawFrame(declared: model.count, content: model))
         #expect(try store.object(Profile.self, forKey: "k") == Profile.make(1))  // the hand-made frame is valid
+        func read() throws { _ = try store.object(Profile.self, forKey: "k") }
         try Self.replaceSection(store, [0] + rawFrame(declared: model.count + 10, content: model))
-        RecordCompressionTests.expectDamaged(key: "k", "does not decompress") { _ = try store.object(Profile.self, forKey: "k") }
+        RecordCompressionTests.expectDamaged(key: "k", "does not decompress", read)
         try Self.replaceSection(store, [0] + rawFrame(declared: model.count - 10, content: model))
-        RecordCompressionTests.expectDamaged(key: "k", "does not decompress") { _ = try store.object(Profile.self, forKey: "k") }
+        RecordCompressionTests.expectDamaged(key: "k", "does not decompress", read)
         // No content size: a streaming frame.
         var streamed: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00]  // window descriptor only
         let blockHeader = UInt32(model.count) << 3 | 1
         streamed += [UInt8(blockHeader & 0xFF), UInt8(blockHeader >> 8 & 0xFF), UInt8(blockHeader >> 16 & 0xFF)] + model
         try Self.replaceSection(store, [0] + streamed)
-        RecordCompressionTests.expectDamaged(key: "k", "does not declare its size") { _ = try store.object(Profile.self, forKey: "k") }
+        RecordCompressionTests.expectDamaged(key: "k", "does not declare its size", read)
     }
 
     @Test("A frame naming another Zstandard dictionary id than the one the envelope names throws corrupted")
@@ -390,7 +402,9 @@ struct RecordCompressionAttackTests {
             forged = value
         }
         try store.database.write { engine in
-            try key.withUnsafeBytes { key in try forged.withUnsafeBytes { try engine.put(key: key, value: $0, sync: true) } }
+            try key.withUnsafeBytes { key in
+                try forged.withUnsafeBytes { try engine.put(key: key, value: $0, sync: true) }
+            }
         }
         try store.close()
         let reopened = try RecordCompressionTests.compressed(fixture)

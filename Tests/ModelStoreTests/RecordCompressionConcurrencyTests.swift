@@ -19,7 +19,9 @@ struct RecordCompressionConcurrencyTests {
                     try store.set(Profile.make(id), forKey: "p\(id)")
                     let earlier = thread * 10_000 + index / 2
                     let read = try store.object(Profile.self, forKey: "p\(earlier)")
-                    if read != Profile.make(earlier) { failures.withLock { $0.append("p\(earlier): \(String(describing: read))") } }
+                    if read != Profile.make(earlier) {
+                        failures.withLock { $0.append("p\(earlier): \(String(describing: read))") }
+                    }
                 }
             } catch {
                 failures.withLock { $0.append("\(error)") }

@@ -7,7 +7,7 @@ import Testing
 struct RecordCompressionRemovalTests {
     typealias Profile = RecordCompressionTests.Profile
 
-    @Test("removeAll (store and collection), by prefix, by tag, sweeps with size limits, compaction and repair keep the dictionary")
+    @Test("Removals (all, prefix, tag), size-limit sweeps, compaction and repair keep the dictionary")
     func removalsKeepTheDictionary() throws {
         let fixture = Fixture()
         var configuration = fixture.configuration

@@ -4,8 +4,8 @@ import Testing
 
 /// SIGKILL while a helper writes with record compression on: before the dictionary is trained,
 /// while it is trained and stored, and after, through sets and batches. After each kill every
-/// acknowledged record (sets, batches, import chunks) reads back exactly, with the option on or off, and no record names a
-/// dictionary the database lacks.
+/// acknowledged record (sets, batches, import chunks) reads back exactly, with the option on or
+/// off, and no record names a dictionary the database lacks.
 @Suite("Crash safety: SIGKILL around record compression", .serialized)
 struct CompressionCrashTests {
     /// The helper's `CompressibleRecord`, field for field.
@@ -23,7 +23,7 @@ struct CompressionCrashTests {
 
     static let samples = 100
 
-    @Test("Every acknowledged record survives SIGKILL before, during and after the dictionary's training (16 rounds, sets, batches and imports)")
+    @Test("Acknowledged records survive SIGKILL before, during and after the training (16 rounds)")
     func killAroundTraining() throws {
         var random = SeededGenerator(seed: 0x25D)
         var roundsWithDictionary = 0
@@ -54,8 +54,9 @@ struct CompressionCrashTests {
             let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
             defer { try? store.close() }
             for number in 0...max(acknowledged, 0) where acknowledged >= 0 {
+                let read = try store.object(CompressibleRecord.self, forKey: "r\(number)")
                 #expect(
-                    try store.object(CompressibleRecord.self, forKey: "r\(number)") == CompressibleRecord(number: number),
+                    read == CompressibleRecord(number: number),
                     "round \(round): record \(number) of \(acknowledged) acknowledged")
             }
             // Every compressed record names a dictionary the database holds.
