@@ -56,6 +56,15 @@ let package = Package(
                 .brew(["leveldb"]),
             ]
         ),
+        // Zstandard, for the opt-in record compression (Configuration.recordCompression): one
+        // record's model compressed with a dictionary trained on the database's own records.
+        .systemLibrary(
+            name: "CZstd",
+            providers: [
+                .apt(["libzstd-dev"]),
+                .brew(["zstd"]),
+            ]
+        ),
         // CRC-32C with the CPU's CRC instruction (SSE 4.2, ARMv8 CRC), chosen at run time.
         .target(name: "CModelStoreCRC"),
         // Atomic loads, adds and compare-and-swap on a word: `Synchronization.Atomic` needs macOS 15.
@@ -71,6 +80,7 @@ let package = Package(
                 "CLevelDB",
                 "CModelStoreAtomics",
                 "CModelStoreCRC",
+                "CZstd",
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -155,8 +165,10 @@ let package = Package(
         .testTarget(
             name: "ModelStoreTests",
             // CLevelDB: tests write raw version-1 records as a foreign LevelDB client would.
+            // CZstd: tests craft compressed records ModelStore itself never writes.
             dependencies: [
-                "ModelStore", "ModelStoreTestHelper", "CLevelDB", .product(name: "Logging", package: "swift-log"),
+                "ModelStore", "ModelStoreTestHelper", "CLevelDB", "CZstd",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings

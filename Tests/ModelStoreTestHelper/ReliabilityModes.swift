@@ -24,6 +24,8 @@ func runReliabilityMode(_ command: String, root: String, name: String, extra: [S
         case "write-mixed":
             try writeMixed(root: root, name: name, start: Int(extra[0])!, seed: UInt64(extra[1])!,
                            sync: extra.contains("sync"))
+        case "write-compressed":
+            try writeCompressed(root: root, name: name, samples: Int(extra[0])!)
         case "fill-until-full":
             try fillUntilFull(root: root, name: name, limit: Int(extra[0])!)
         case "fd-exhaust":

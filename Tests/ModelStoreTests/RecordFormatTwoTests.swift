@@ -220,7 +220,8 @@ struct RecordFormatTwoTests {
         let store = try fixture.open(policy: .high)
         try store.set(User.sample(), forKey: "user")
         var record = try #require(try rawRecord(store, "user"))
-        record[1] |= 0b0000_1000
+        // Bit 4: the first one still reserved (bit 3 marks a compressed model since then).
+        record[1] |= 0b0001_0000
         Array("user".utf8).withUnsafeBytes { RecordHeader.seal(&record, key: $0) }
         try putRawRecord(store, "user", record)
         #expect(errorCase { _ = try store.object(User.self, forKey: "user") } == "decodingFailed")

@@ -77,15 +77,16 @@ extension ReadmeContext {
         configuration.writeBufferSize = 16 << 20         // bloom filter bits (10), paranoid checks (on),
         configuration.bloomFilterBitsPerKey = 10         // read checksums (on), open files, block size
         configuration.usesSnappyCompression = false      // true: about half the disk, slower random reads
+        configuration.recordCompression = .none          // .zstd(): each model compressed with a trained dictionary
         let store = try ModelStore(name: "users", policy: .low, configuration: configuration)
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:207
-    func readmeLine207() throws {
-#sourceLocation(file: "README.md", line: 208)
+    /// README.md:208
+    func readmeLine208() throws {
+#sourceLocation(file: "README.md", line: 209)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -98,9 +99,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:226
-    func readmeLine226() async throws {
-#sourceLocation(file: "README.md", line: 227)
+    /// README.md:227
+    func readmeLine227() async throws {
+#sourceLocation(file: "README.md", line: 228)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -111,9 +112,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:250
-    func readmeLine250() throws {
-#sourceLocation(file: "README.md", line: 251)
+    /// README.md:251
+    func readmeLine251() throws {
+#sourceLocation(file: "README.md", line: 252)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -124,9 +125,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:267
-    func readmeLine267() async throws {
-#sourceLocation(file: "README.md", line: 268)
+    /// README.md:268
+    func readmeLine268() async throws {
+#sourceLocation(file: "README.md", line: 269)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -135,9 +136,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:278
-    func readmeLine278() throws {
-#sourceLocation(file: "README.md", line: 279)
+    /// README.md:279
+    func readmeLine279() throws {
+#sourceLocation(file: "README.md", line: 280)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -150,18 +151,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:300
-    func readmeLine300() throws {
-#sourceLocation(file: "README.md", line: 301)
+    /// README.md:301
+    func readmeLine301() throws {
+#sourceLocation(file: "README.md", line: 302)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:327
-    func readmeLine327() async throws {
-#sourceLocation(file: "README.md", line: 328)
+    /// README.md:328
+    func readmeLine328() async throws {
+#sourceLocation(file: "README.md", line: 329)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -173,9 +174,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:351
-    func readmeLine351() async throws {
-#sourceLocation(file: "README.md", line: 352)
+    /// README.md:352
+    func readmeLine352() async throws {
+#sourceLocation(file: "README.md", line: 353)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -197,9 +198,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:397
-    func readmeLine397() throws {
-#sourceLocation(file: "README.md", line: 398)
+    /// README.md:398
+    func readmeLine398() throws {
+#sourceLocation(file: "README.md", line: 399)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -208,9 +209,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:418
-    func readmeLine418() async throws {
-#sourceLocation(file: "README.md", line: 419)
+    /// README.md:419
+    func readmeLine419() async throws {
+#sourceLocation(file: "README.md", line: 420)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -223,9 +224,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:438
-    func readmeLine438() throws {
-#sourceLocation(file: "README.md", line: 439)
+    /// README.md:439
+    func readmeLine439() throws {
+#sourceLocation(file: "README.md", line: 440)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -242,8 +243,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:479
-#sourceLocation(file: "README.md", line: 480)
+// README.md:480
+#sourceLocation(file: "README.md", line: 481)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -251,9 +252,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:486
-    func readmeLine486() throws {
-#sourceLocation(file: "README.md", line: 487)
+    /// README.md:487
+    func readmeLine487() throws {
+#sourceLocation(file: "README.md", line: 488)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -267,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:535
-    func readmeLine535() throws {
-#sourceLocation(file: "README.md", line: 536)
+    /// README.md:536
+    func readmeLine536() throws {
+#sourceLocation(file: "README.md", line: 537)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -282,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:792 is not compiled: Package.swift excerpt
+// README.md:806 is not compiled: Package.swift excerpt
 
-// README.md:805 is not compiled: needs the Hummingbird trait
+// README.md:819 is not compiled: needs the Hummingbird trait
 
-// README.md:851 is not compiled: Package.swift excerpt
+// README.md:865 is not compiled: Package.swift excerpt
 
-// README.md:858 is not compiled: needs the Vapor trait
+// README.md:872 is not compiled: needs the Vapor trait

@@ -91,8 +91,7 @@ extension ModelStore {
                     guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     guard !header.isExpired(now: now, timeToLive: timeToLive) else { return }
-                    let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
-                    value = try reader.decode(type, key: key, codec: header.codec, payload: payload)
+                    value = try reader.decodePayload(type, key: key, header: header, record: record)
                     found = header
                     byteCount = record.count
                     if cache != nil {

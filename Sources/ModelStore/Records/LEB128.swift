@@ -25,6 +25,24 @@ enum LEB128 {
         return value
     }
 
+    /// Reads a number that counts nothing (an identifier) at `offset` and moves past it. Nil if
+    /// the bytes end inside it or it is longer than ``maximumByteCount``.
+    static func readIdentifier(_ bytes: UnsafeRawBufferPointer, at offset: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        var position = offset
+        while true {
+            guard position < bytes.count, shift < 7 * UInt64(maximumByteCount) else { return nil }
+            let byte = bytes[position]
+            position += 1
+            value |= UInt64(byte & 0x7F) << shift
+            shift += 7
+            if byte & 0x80 == 0 { break }
+        }
+        offset = position
+        return value
+    }
+
     /// Appends `value` (not negative).
     static func append(_ value: Int, to buffer: inout [UInt8]) {
         var rest = UInt(value)

@@ -5,8 +5,9 @@
 /// the payload, and ``RecordHeader/seal(_:key:)`` computes the checksum once the bytes are final.
 extension RecordHeader {
     /// Appends the fixed part of a version-2 envelope (version, flags, codec, a zero checksum,
-    /// storedAt, the deadline) to `buffer`, with the flags for the sections that will follow.
-    func writeVersionTwo(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool) {
+    /// storedAt, the deadline) to `buffer`, with the flags for the sections that will follow
+    /// (and for a compressed payload, when a rewrite copies one).
+    func writeVersionTwo(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool, isCompressed: Bool = false) {
         // Assembled on the stack and appended in one go: every put writes one, and one append
         // is one capacity check and one copy instead of six.
         var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -15,6 +16,7 @@ extension RecordHeader {
             var flags: UInt8 = expiresAt == nil ? 0 : Self.hasDeadlineFlag
             if hasMetadata { flags |= Self.hasMetadataFlag }
             if hasTags { flags |= Self.hasTagsFlag }
+            if isCompressed { flags |= Self.compressedPayloadFlag }
             bytes[0] = Self.versionTwo
             bytes[1] = flags
             bytes[2] = codec.rawValue

@@ -25,7 +25,8 @@
 //   ------  ----  -----------------------------------------------------------------------
 //        0     1  format version: 2
 //        1     1  flags: bit 0 deadline follows; bit 1 metadata section; bit 2 tags section;
-//                 bits 3-7 zero (reserved). A record with an unknown bit set is refused.
+//                 bit 3 the payload is compressed; bits 4-7 zero (reserved). A record with an
+//                 unknown bit set is refused (readers before bit 3 refuse compressed records).
 //        2     1  payload codec identifier (as in version 1)
 //        3     4  CRC-32C (Castagnoli), little-endian, of the full LevelDB key followed by
 //                 value bytes 7...end: a damaged value, or a value found under another key,
@@ -36,7 +37,10 @@
 //                 identifier, L-1 bytes of metadata as that codec encoded it
 //        …     …  (only if bit 2) tags: LEB128 count, then per tag a LEB128 length and the
 //                 tag's UTF-8 bytes (reserved for tags; parsed and skipped today)
-//        …     …  payload: the model, as its codec encoded it, to the end of the value
+//        …     …  payload: the model, as its codec encoded it, to the end of the value; with
+//                 bit 3, a LEB128 dictionary id (0: none; see RecordDictionaries.swift) and
+//                 one Zstandard frame of the encoded model (with its content size and the
+//                 dictionary's Zstandard id, without its own checksum), to the end of the value
 //
 // Reading an expiry never decodes the payload, so sweeps and counts cost only the header;
 // they do not verify the checksum (they never hand a value out). Every read that returns
@@ -50,7 +54,8 @@ struct RecordHeader: Equatable, Sendable {
     static let hasDeadlineFlag: UInt8 = 0b0000_0001
     static let hasMetadataFlag: UInt8 = 0b0000_0010
     static let hasTagsFlag: UInt8 = 0b0000_0100
-    static let knownFlags: UInt8 = 0b0000_0111
+    static let compressedPayloadFlag: UInt8 = 0b0000_1000
+    static let knownFlags: UInt8 = 0b0000_1111
     static let baseLengthV1 = 11
     static let baseLengthV2 = 15
     static let checksumOffset = 3
@@ -68,6 +73,8 @@ struct RecordHeader: Equatable, Sendable {
     var codec: ModelCodecIdentifier
     /// Where the payload starts: the envelope's length.
     var length: Int
+    /// Whether the payload is a dictionary id and a Zstandard frame (flag bit 3).
+    var isPayloadCompressed = false
     /// The metadata section's codec, nil when the record has no metadata.
     var metadataCodec: ModelCodecIdentifier?
     /// Where the encoded metadata lies in the value (empty when there is none).
@@ -106,6 +113,7 @@ struct RecordHeader: Equatable, Sendable {
         guard flags & ~Self.knownFlags == 0 else { return nil }
         version = Self.versionTwo
         codec = ModelCodecIdentifier(rawValue: bytes[2])
+        isPayloadCompressed = flags & Self.compressedPayloadFlag != 0
         storedChecksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: Self.checksumOffset, as: UInt32.self))
         storedAt = Self.readDouble(bytes, at: 7)
         guard storedAt.isFinite else { return nil }

@@ -230,14 +230,17 @@ extension ModelStore {
     }
 
     /// A version-2 value: `header`, the new metadata section (or `old`'s), `old`'s tags
-    /// section and payload, byte for byte. The checksum is left for the caller to seal.
+    /// section and payload, byte for byte (a compressed payload stays compressed, with its
+    /// flag). The checksum is left for the caller to seal.
     private static func assemble(
         into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
         newSection: [UInt8]?
     ) {
         buffer.removeAll(keepingCapacity: true)
         let hasMetadata = newSection != nil || old.metadataCodec != nil
-        header.writeVersionTwo(to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty)
+        header.writeVersionTwo(
+            to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty,
+            isCompressed: old.isPayloadCompressed)
         if let newSection {
             buffer.append(contentsOf: newSection)
         } else if let oldCodec = old.metadataCodec {

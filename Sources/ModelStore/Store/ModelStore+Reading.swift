@@ -67,8 +67,7 @@ extension ModelStore {
                         expired = true
                         return
                     }
-                    let payload = UnsafeRawBufferPointer(rebasing: record[parsed.length...])
-                    value = try reader.decode(type, key: key, codec: parsed.codec, payload: payload)
+                    value = try reader.decodePayload(type, key: key, header: parsed, record: record)
                     header = parsed
                     byteCount = record.count
                     // Kept for the cache, so an entry served from it still has its metadata.

@@ -91,15 +91,20 @@ extension ModelStore {
             }
         }
         if !tags.isEmpty { TagIndex.appendSection(tags, to: &buffer) }
+        let payloadStart = buffer.count
         do {
             try codec.encode(value, appendingTo: &buffer)
         } catch {
             throw ModelStoreError.encodingFailed(
                 key: key, type: String(describing: Value.self), message: describeCodingError(error))
         }
+        // Checked before compression: the limit is also what a reader lets a compressed model
+        // expand to, so a record compressed below it from a larger model could never be read.
+        // Compression only ever shrinks the record, so the check holds after it too.
         guard buffer.count <= configuration.recordLengthLimit else {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
+        if configuration.recordCompression.isEnabled { compressPayload(of: &buffer, from: payloadStart) }
         // The checksum covers the key as LevelDB stores it: a collection's prefix included.
         try space.withPhysicalKey(key) { RecordHeader.seal(&buffer, key: $0) }
     }

@@ -79,8 +79,12 @@ public final class ModelStore: Sendable {
         self.name = name
         self.policy = policy
         self.configuration = configuration
-        reader = RecordReader(policy: policy, configuration: configuration, path: database.path)
+        reader = RecordReader(
+            policy: policy, configuration: configuration, path: database.path, dictionaries: database.dictionaries)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
+        if configuration.recordCompression.isEnabled, database.dictionaries.isCollecting {
+            database.sampleStoredRecords(compression: configuration.recordCompression)
+        }
         if let interval = configuration.automaticSweepInterval {
             let sweeper = AutomaticSweeper(store: self, interval: interval)
             self.sweeper.withLock { $0 = sweeper }

@@ -59,6 +59,10 @@ final class OpenDatabase: @unchecked Sendable {
     /// Decoded models kept in memory, or nil when ``ModelStore/Configuration/objectCacheLimit`` is 0.
     let cache: ObjectCache?
 
+    /// The database's Zstandard dictionaries, loaded at open whatever the configuration says:
+    /// any store of the database reads the compressed records it holds.
+    let dictionaries: RecordDictionaries
+
     /// Writes take this shared; a read that purges an expired record, and each chunk of an
     /// expiry sweep, take it exclusively, so they never delete a record that a concurrent
     /// writer has just replaced. LevelDB still groups concurrent shared writers.
@@ -88,6 +92,7 @@ final class OpenDatabase: @unchecked Sendable {
         self.options = options
         self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
+        dictionaries = RecordDictionaries(loadingFrom: engine, path: path, logger: logger)
         readThroughMetrics = ReadThroughMetricsByCollection(database: name, factory: readThrough.metricsFactory)
         readThroughClock = readThrough.clock
         fetches = FetchCoalescer()
@@ -114,8 +119,9 @@ final class OpenDatabase: @unchecked Sendable {
         notFound.forget(prefix: prefix, in: space)
     }
 
-    /// Runs compactions that sweeps request, one at a time, off the callers' threads.
-    private let maintenance = DispatchQueue(label: "ModelStore.maintenance", qos: .utility)
+    /// Runs compactions that sweeps request, and the training of a compression dictionary,
+    /// one at a time, off the callers' threads.
+    let maintenance = DispatchQueue(label: "ModelStore.maintenance", qos: .utility)
 
     /// Compacts `[start, limit]` in the background, so space held by just-deleted records
     /// is given back without making the caller wait. Skipped if the database closes first.
@@ -131,7 +137,7 @@ final class OpenDatabase: @unchecked Sendable {
         }
     }
 
-    /// Waits until background compactions requested so far have finished.
+    /// Waits until background compactions (and dictionary training) requested so far have finished.
     func waitForMaintenance() {
         maintenance.sync {}
     }

@@ -8,12 +8,20 @@ struct RecordReader: Sendable {
     let clock: @Sendable () -> Date
     /// The database's path, for ``ModelStoreError/corrupted(path:message:)``.
     let path: String
+    /// The database's compression dictionaries, for compressed payloads.
+    let dictionaries: RecordDictionaries
+    /// The largest model a compressed payload may expand to: no write could have stored more.
+    let payloadLimit: Int
 
-    init(policy: UpdatePolicy, configuration: ModelStore.Configuration, path: String) {
+    init(
+        policy: UpdatePolicy, configuration: ModelStore.Configuration, path: String, dictionaries: RecordDictionaries
+    ) {
         timeToLive = policy.timeToLive
         codec = configuration.codec
         clock = configuration.now
         self.path = path
+        self.dictionaries = dictionaries
+        payloadLimit = configuration.recordLengthLimit
     }
 
     /// The clock's time as seconds since the reference date.
@@ -65,8 +73,7 @@ struct RecordReader: Sendable {
     func entry<Value: Decodable>(
         _ type: Value.Type, key: String, header: RecordHeader, record: UnsafeRawBufferPointer, isExpired: Bool = false
     ) throws(ModelStoreError) -> ModelStore.Entry<Value> {
-        let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
-        let value = try decode(type, key: key, codec: header.codec, payload: payload)
+        let value = try decodePayload(type, key: key, header: header, record: record)
         return entry(
             key: key, value: value, header: header, byteCount: record.count, isExpired: isExpired,
             metadata: StoredMetadata(record: record, header: header, storeCodec: codec))
@@ -84,6 +91,66 @@ struct RecordReader: Sendable {
             byteCount: byteCount,
             isExpired: isExpired,
             storedMetadata: metadata)
+    }
+
+    /// Decodes the model of `record` (whose envelope is `header`), decompressing it first when
+    /// it is stored compressed.
+    @inline(__always)
+    func decodePayload<Value: Decodable>(
+        _ type: Value.Type, key: String, header: RecordHeader, record: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) -> Value {
+        let payload = UnsafeRawBufferPointer(rebasing: record[header.length...])
+        guard header.isPayloadCompressed else {
+            return try decode(type, key: key, codec: header.codec, payload: payload)
+        }
+        return try decompressed(key: key, section: payload) { bytes throws(ModelStoreError) in
+            try decode(type, key: key, codec: header.codec, payload: bytes)
+        }
+    }
+
+    /// Calls `body` with the model a compressed payload section (a dictionary id, then a
+    /// Zstandard frame) holds.
+    ///
+    /// - Throws: ``ModelStoreError/corrupted(path:message:)`` naming the key when the id is
+    ///   damaged or names a dictionary the database does not hold, when the frame is damaged or
+    ///   truncated, or when it claims more than ``payloadLimit`` bytes (refused before
+    ///   anything is allocated); what `body` throws.
+    func decompressed<Result>(
+        key: String, section: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) throws(ModelStoreError) -> Result
+    ) throws(ModelStoreError) -> Result {
+        func damaged(_ reason: String) -> ModelStoreError {
+            .corrupted(
+                path: path,
+                message: "the compressed model of the record for key \(ModelStoreError.abbreviated(key)) \(reason)")
+        }
+        var offset = 0
+        guard let id = LEB128.readIdentifier(section, at: &offset), id <= UInt64(UInt32.max) else {
+            throw damaged("has no valid dictionary id")
+        }
+        var dictionary: ZstdDictionary? = nil
+        if id != 0 {
+            guard let found = dictionaries.dictionary(id: UInt32(id)) else {
+                throw damaged("names dictionary \(id), which the database does not hold (or holds damaged)")
+            }
+            dictionary = found
+        }
+        let frame = UnsafeRawBufferPointer(rebasing: section[offset...])
+        do {
+            return try ZstdDecompressionContext.decompress(frame, dictionary: dictionary, limit: payloadLimit) {
+                try body($0)
+            }
+        } catch let error as ModelStoreError {
+            throw error
+        } catch ZstdDecompressionContext.Failure.unknownSize {
+            throw damaged("does not declare its size")
+        } catch ZstdDecompressionContext.Failure.tooLarge(let size) {
+            throw damaged("claims \(size) bytes, more than any record may hold (\(payloadLimit))")
+        } catch ZstdDecompressionContext.Failure.damaged(let reason) {
+            throw damaged("does not decompress: \(ModelStoreError.clause(reason))")
+        } catch {
+            throw .io(path: path, message: "Zstandard could not make a decompression context")
+        }
     }
 
     /// Decodes with the codec that wrote the record: the store's own, or any built-in one.

@@ -7,6 +7,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
     case modelStoreJSON = "modelstore-json"
     case modelStoreJSONLevelDBDefaults = "modelstore-json-leveldb-defaults"
     case modelStoreJSONSnappy = "modelstore-json-snappy"
+    case modelStoreJSONZstd = "modelstore-json-zstd"
     case modelStoreBinary = "modelstore-binary"
     case modelStorePropertyList = "modelstore-plist"
     case grdbJSON = "grdb-json"
@@ -22,6 +23,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
         case .modelStoreJSON: return "ModelStore JSON"
         case .modelStoreJSONLevelDBDefaults: return "ModelStore JSON, LevelDB defaults, Foundation JSON"
         case .modelStoreJSONSnappy: return "ModelStore JSON, Snappy on"
+        case .modelStoreJSONZstd: return "ModelStore JSON, zstd records (dictionary)"
         case .modelStoreBinary: return "ModelStore binary"
         case .modelStorePropertyList: return "ModelStore plist"
         case .grdbJSON: return "GRDB 7.10 JSON (SQLite WAL)"
@@ -33,7 +35,7 @@ enum Contender: String, CaseIterable, Codable, Sendable {
     var baseline: Contender? {
         switch self {
         case .cRaw, .cJSON, .cBinary, .cPropertyList: return nil
-        case .modelStoreJSON, .modelStoreJSONLevelDBDefaults, .modelStoreJSONSnappy, .grdbJSON,
+        case .modelStoreJSON, .modelStoreJSONLevelDBDefaults, .modelStoreJSONSnappy, .modelStoreJSONZstd, .grdbJSON,
             .modelStoreObjectCache:
             return .cJSON
         case .modelStoreBinary: return .cBinary

@@ -14,6 +14,8 @@ struct LevelDBTuning: Sendable, Hashable {
     /// Whether reads verify block checksums: off in LevelDB, on in ModelStore (so a damaged
     /// table reads as an error, never as a wrong value).
     var verifiesChecksums: Bool = false
+    /// ModelStore's own record compression (not LevelDB's): off unless a variant turns it on.
+    var recordCompression: RecordCompression = .none
 
     /// LevelDB 1.23's own defaults (`include/leveldb/options.h`): an 8 MiB block cache that
     /// LevelDB creates itself, a 4 MiB write buffer, no filter policy, Snappy, no paranoid
@@ -32,6 +34,14 @@ struct LevelDBTuning: Sendable, Hashable {
     static var snappyCompressed: LevelDBTuning {
         var tuning = modelStoreDefaults
         tuning.usesSnappyCompression = true
+        return tuning
+    }
+
+    /// ModelStore's defaults with Zstandard record compression (level 3, a dictionary trained on
+    /// the first 2,000 records): the footprint lever of PERFORMANCE.md, "Footprint".
+    static var zstdRecords: LevelDBTuning {
+        var tuning = modelStoreDefaults
+        tuning.recordCompression = .zstd()
         return tuning
     }
 
@@ -68,5 +78,6 @@ struct LevelDBTuning: Sendable, Hashable {
         configuration.maxOpenFiles = maxOpenFiles
         configuration.blockSize = blockSize
         configuration.verifiesChecksums = verifiesChecksums
+        configuration.recordCompression = recordCompression
     }
 }

@@ -74,6 +74,13 @@ struct TargetCheck {
             rows.append(footprintRow(
                 "ModelStore JSON peak RSS ≤ 1.10x C API + JSON, \(size)",
                 records: records, limit: 1.1, unit: "MiB") { $0.peakResidentBytes })
+            // The same two targets with the opt-in record compression (PERFORMANCE.md, "Footprint").
+            rows.append(footprintRow(
+                "ModelStore JSON, zstd records, on disk after import ≤ 1.30x C API + JSON (Snappy), \(size)",
+                records: records, limit: 1.3, unit: "MiB", contender: .modelStoreJSONZstd) { $0.diskBytes })
+            rows.append(footprintRow(
+                "ModelStore JSON, zstd records, peak RSS ≤ 1.10x C API + JSON, \(size)",
+                records: records, limit: 1.1, unit: "MiB", contender: .modelStoreJSONZstd) { $0.peakResidentBytes })
             if let hit = table.microseconds(.modelStoreObjectCache, .cacheHit),
                 let cpuHit = table.cpuMicroseconds(.modelStoreObjectCache, .cacheHit)
             {
@@ -184,12 +191,13 @@ struct TargetCheck {
 
     /// ModelStore JSON's median of a byte count against the JSON baseline's.
     private func footprintRow(
-        _ target: String, records: Int, limit: Double, unit: String, _ bytes: (WorkerReport) -> Int?
+        _ target: String, records: Int, limit: Double, unit: String, contender: Contender = .modelStoreJSON,
+        _ bytes: (WorkerReport) -> Int?
     ) -> Row {
         func medianBytes(_ contender: Contender) -> Double? {
             median((results[records] ?? []).filter { $0.contender == contender }.compactMap(bytes).map(Double.init))
         }
-        guard let ours = medianBytes(.modelStoreJSON), let theirs = medianBytes(.cJSON), theirs > 0 else {
+        guard let ours = medianBytes(contender), let theirs = medianBytes(.cJSON), theirs > 0 else {
             return Row(target: target, measured: "not run", met: nil)
         }
         let ratio = ours / theirs

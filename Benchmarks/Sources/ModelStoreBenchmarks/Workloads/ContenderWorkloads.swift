@@ -32,6 +32,9 @@ func runWorkloads(of contender: Contender, records: Int, directory: String) asyn
         return try await runStandardWorkloads(
             modelStoreFactory(codec: JSONModelCodec(), tuning: .snappyCompressed), corpus: corpus,
             directory: directory)
+    case .modelStoreJSONZstd:
+        return try await runStandardWorkloads(
+            modelStoreFactory(codec: JSONModelCodec(), tuning: .zstdRecords), corpus: corpus, directory: directory)
     case .modelStorePropertyList:
         return try await runStandardWorkloads(
             modelStoreFactory(codec: PropertyListModelCodec(), tuning: .modelStoreDefaults), corpus: corpus,
