@@ -25,34 +25,6 @@ struct RecordCompressionAttackTests {
         }
     }
 
-    /// Deletes `keys` from the closed database at `path` through LevelDB's C API, as another
-    /// LevelDB client would.
-    static func deleteWithForeignClient(path: String, keys: [[UInt8]]) throws {
-        let options = leveldb_options_create()
-        defer { leveldb_options_destroy(options) }
-        var error: UnsafeMutablePointer<CChar>? = nil
-        let db = leveldb_open(options, path, &error)
-        if let error {
-            defer { leveldb_free(error) }
-            throw ForeignClientError(message: String(cString: error))
-        }
-        defer { leveldb_close(db) }
-        let writeOptions = leveldb_writeoptions_create()
-        defer { leveldb_writeoptions_destroy(writeOptions) }
-        leveldb_writeoptions_set_sync(writeOptions, 1)
-        for key in keys {
-            key.withUnsafeBufferPointer { key in
-                key.withMemoryRebound(to: CChar.self) {
-                    leveldb_delete(db, writeOptions, $0.baseAddress, $0.count, &error)
-                }
-            }
-            if let error {
-                defer { leveldb_free(error) }
-                throw ForeignClientError(message: String(cString: error))
-            }
-        }
-    }
-
     // MARK: - A deleted dictionary
 
     @Test("A dictionary deleted by another client is never replaced under its id: its records throw corrupted")
@@ -69,7 +41,7 @@ struct RecordCompressionAttackTests {
             path = store.database.path
             try store.close()
         }
-        try Self.deleteWithForeignClient(path: path, keys: [RecordDictionaries.key(id: 1)])
+        try deleteWithForeignClient(path: path, keys: [RecordDictionaries.key(id: 1)])
 
         let reopened = try RecordCompressionTests.compressed(fixture)
         RecordCompressionTests.expectDamaged(key: "k", "dictionary 1") {

@@ -39,33 +39,64 @@ func putRawRecord(_ store: ModelStore, _ key: String, _ value: [UInt8]) throws {
 /// Writes records into a closed database through LevelDB's C API directly, as any other
 /// LevelDB client would: no ModelStore code runs.
 func writeWithForeignClient(path: String, records: [(key: [UInt8], value: [UInt8])]) throws {
+    try withForeignClient(path: path) { db, writeOptions, error in
+        for record in records {
+            record.key.withUnsafeBufferPointer { key in
+                record.value.withUnsafeBufferPointer { value in
+                    key.withMemoryRebound(to: CChar.self) { key in
+                        value.withMemoryRebound(to: CChar.self) { value in
+                            leveldb_put(
+                                db, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
+                        }
+                    }
+                }
+            }
+            try throwIfSet(&error)
+        }
+    }
+}
+
+/// Deletes `keys` from the closed database at `path` through LevelDB's C API, with sync, as
+/// another LevelDB client would.
+func deleteWithForeignClient(path: String, keys: [[UInt8]]) throws {
+    try withForeignClient(path: path) { db, writeOptions, error in
+        leveldb_writeoptions_set_sync(writeOptions, 1)
+        for key in keys {
+            key.withUnsafeBufferPointer { key in
+                key.withMemoryRebound(to: CChar.self) {
+                    leveldb_delete(db, writeOptions, $0.baseAddress, $0.count, &error)
+                }
+            }
+            try throwIfSet(&error)
+        }
+    }
+}
+
+/// Opens the closed database at `path` with LevelDB's C API and calls `body` with the handle,
+/// write options and an error slot, closing and freeing everything afterwards.
+private func withForeignClient(
+    path: String,
+    _ body: (OpaquePointer?, OpaquePointer?, inout UnsafeMutablePointer<CChar>?) throws -> Void
+) throws {
     let options = leveldb_options_create()
     defer { leveldb_options_destroy(options) }
     var error: UnsafeMutablePointer<CChar>? = nil
     let db = leveldb_open(options, path, &error)
-    if let error {
-        defer { leveldb_free(error) }
-        throw ForeignClientError(message: String(cString: error))
-    }
+    try throwIfSet(&error)
     defer { leveldb_close(db) }
     let writeOptions = leveldb_writeoptions_create()
     defer { leveldb_writeoptions_destroy(writeOptions) }
-    for record in records {
-        record.key.withUnsafeBufferPointer { key in
-            record.value.withUnsafeBufferPointer { value in
-                key.withMemoryRebound(to: CChar.self) { key in
-                    value.withMemoryRebound(to: CChar.self) { value in
-                        leveldb_put(
-                            db, writeOptions, key.baseAddress, key.count, value.baseAddress, value.count, &error)
-                    }
-                }
-            }
-        }
-        if let error {
-            defer { leveldb_free(error) }
-            throw ForeignClientError(message: String(cString: error))
-        }
+    try body(db, writeOptions, &error)
+}
+
+/// Throws LevelDB's message if `error` holds one, freeing it.
+private func throwIfSet(_ error: inout UnsafeMutablePointer<CChar>?) throws {
+    guard let message = error else { return }
+    defer {
+        leveldb_free(message)
+        error = nil
     }
+    throw ForeignClientError(message: String(cString: message))
 }
 
 struct ForeignClientError: Error {
