@@ -179,13 +179,15 @@ extension ModelStore {
         try options.validate()
         // The collection's counters were looked up when it was made: no lock here.
         let metrics = collection?.readThroughMetrics ?? database.readThroughMetrics.storeMetrics
-        let now = reader.now()
-        probe.now = now
+        // The clock is read only for a record with a deadline (see RecordHeader.isExpired), and
+        // on a miss: a live record without one is neither expired nor due for a refresh, and a
+        // plain hit never looks at `probe.now`.
+        var now = Double.nan
         var header: RecordHeader? = nil
-        guard
-            let value = try readThroughLiveValue(
-                type, forKey: key, now: now, space: space, in: database, header: &header)
-        else {
+        let found = try readThroughLiveValue(type, forKey: key, now: &now, space: space, in: database, header: &header)
+        if now.isNaN { now = found == nil ? reader.now() : 0 }
+        probe.now = now
+        guard let value = found else {
             if !requiresValue, database.notFound.contains(key, in: space, now: now) {
                 metrics.notFoundHits.increment()
                 probe.step = .notFound

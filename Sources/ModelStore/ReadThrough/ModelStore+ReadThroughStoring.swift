@@ -68,7 +68,7 @@ extension ModelStore {
     /// ``Entry`` or tuple built (unspecialised generic code pays metadata lookups for them,
     /// about 0.7 µs per call).
     func readThroughLiveValue<Value: Decodable>(
-        _ type: Value.Type, forKey key: String, now: Double, space: KeySpace, in database: OpenDatabase,
+        _ type: Value.Type, forKey key: String, now: inout Double, space: KeySpace, in database: OpenDatabase,
         header found: inout RecordHeader?
     ) throws -> Value? {
         let timeToLive = reader.timeToLive
@@ -76,7 +76,9 @@ extension ModelStore {
         if ObjectCache.isCacheable(type), let item = database.cache?.lookup(key, in: space),
             let value = item.value as? Value
         {
-            guard !item.header.isExpired(now: now, timeToLive: timeToLive) else { return nil }
+            guard !item.header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now) else {
+                return nil
+            }
             found = item.header
             return value
         }
@@ -90,7 +92,9 @@ extension ModelStore {
                 try engine.withValue(forKey: keyBytes) { record in
                     guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    guard !header.isExpired(now: now, timeToLive: timeToLive) else { return }
+                    guard !header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now) else {
+                        return
+                    }
                     value = try reader.decodePayload(type, key: key, header: header, record: record)
                     found = header
                     byteCount = record.count
