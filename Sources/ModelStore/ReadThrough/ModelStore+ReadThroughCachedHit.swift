@@ -37,14 +37,13 @@ extension ModelStore {
         try Self.validate(key: key)
         try options.validate()
         // The clock is read only for a record with a deadline, as object(_:forKey:) does (see
-        // RecordHeader.isExpired): without one the record neither expires nor is due for a
+        // RecordReader.isExpired): without one the record neither expires nor is due for a
         // refresh, so `now` is never looked at.
         var now = 0.0
-        let timeToLive = reader.timeToLive
         // Through the database's reference, not a local copy (see object(_:forKey:)). An
         // expired item is left for the full hit step, which finds it again and misses.
         guard let item = database.cache?.lookup(key, in: space),
-            !item.header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now),
+            !reader.isExpired(item.header, readingClockInto: &now),
             take(item.value)
         else { return false }
         metrics.hits.increment()

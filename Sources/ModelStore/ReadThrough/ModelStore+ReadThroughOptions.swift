@@ -179,7 +179,7 @@ extension ModelStore {
         try options.validate()
         // The collection's counters were looked up when it was made: no lock here.
         let metrics = collection?.readThroughMetrics ?? database.readThroughMetrics.storeMetrics
-        // The clock is read only for a record with a deadline (see RecordHeader.isExpired), and
+        // The clock is read only for a record with a deadline (see RecordReader.isExpired), and
         // on a miss: a live record without one is neither expired nor due for a refresh, and a
         // plain hit never looks at `probe.now`.
         var now = Double.nan

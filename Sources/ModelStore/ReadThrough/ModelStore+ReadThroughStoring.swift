@@ -71,12 +71,11 @@ extension ModelStore {
         _ type: Value.Type, forKey key: String, now: inout Double, space: KeySpace, in database: OpenDatabase,
         header found: inout RecordHeader?
     ) throws -> Value? {
-        let timeToLive = reader.timeToLive
         // Through the database's reference, not a local copy (see object(_:forKey:)).
         if ObjectCache.isCacheable(type), let item = database.cache?.lookup(key, in: space),
             let value = item.value as? Value
         {
-            guard !item.header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now) else {
+            guard !reader.isExpired(item.header, readingClockInto: &now) else {
                 return nil
             }
             found = item.header
@@ -92,7 +91,7 @@ extension ModelStore {
                 try engine.withValue(forKey: keyBytes) { record in
                     guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    guard !header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now) else {
+                    guard !reader.isExpired(header, readingClockInto: &now) else {
                         return
                     }
                     value = try reader.decodePayload(type, key: key, header: header, record: record)

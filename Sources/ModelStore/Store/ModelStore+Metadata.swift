@@ -44,7 +44,7 @@ extension ModelStore {
         _ type: Metadata.Type, forKey key: String, space: KeySpace, into slot: UnsafeMutablePointer<Metadata>
     ) throws -> Bool {
         let database = try openDatabase()
-        // The clock is read only for a record that can expire (see RecordHeader.isExpired).
+        // The clock is read only for a record that can expire (see RecordReader.isExpired).
         var now = 0.0
         // Closures that return nothing and no generic local: see metadata(_:forKey:). `reader`
         // is used through `self`, not copied: a copy retains and releases its codec and clock.
@@ -56,8 +56,7 @@ extension ModelStore {
                     try engine.withValue(forKey: keyBytes) { record in
                         guard let record else { return }
                         let header = try self.reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                        let timeToLive = self.reader.timeToLive
-                        if header.isExpired(timeToLive: timeToLive, now: { self.reader.now() }, readingInto: &now) {
+                        if self.reader.isExpired(header, readingClockInto: &now) {
                             expired = true
                             return
                         }

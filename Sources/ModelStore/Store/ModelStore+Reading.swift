@@ -34,7 +34,7 @@ extension ModelStore {
         // pays for them on every call (measured: about 0.7 µs per read, half of a cache hit).
         let database = try openDatabase()
         try Self.validate(key: key)
-        // The clock is read only for a record that can expire (see RecordHeader.isExpired).
+        // The clock is read only for a record that can expire (see RecordReader.isExpired).
         var now = 0.0
         // The cache is reached through the database's own reference, not a local copy of it: a
         // copy is a retain and a release of the one cache object every thread shares, two atomic
@@ -43,8 +43,7 @@ extension ModelStore {
         if ObjectCache.isCacheable(type), let item = database.cache?.lookup(key, in: space),
             let value = item.value as? Value
         {
-            let timeToLive = reader.timeToLive
-            guard item.header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now) else {
+            guard reader.isExpired(item.header, readingClockInto: &now) else {
                 return value
             }
             try space.withPhysicalKey(key) { purgeIfExpired(key: $0, now: now, space: space) }
@@ -63,7 +62,7 @@ extension ModelStore {
                 try engine.withValue(forKey: keyBytes) { record in
                     guard let record else { return }
                     let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    if parsed.isExpired(timeToLive: reader.timeToLive, now: { reader.now() }, readingInto: &now) {
+                    if reader.isExpired(parsed, readingClockInto: &now) {
                         expired = true
                         return
                     }
@@ -107,12 +106,11 @@ extension ModelStore {
     func entry<Value: Decodable>(_ type: Value.Type, forKey key: String, space: KeySpace) throws -> Entry<Value>? {
         let database = try openDatabase()
         try Self.validate(key: key)
-        // The clock is read only for a record that can expire (see RecordHeader.isExpired).
+        // The clock is read only for a record that can expire (see RecordReader.isExpired).
         var now = 0.0
         let cache = ObjectCache.isCacheable(type) ? database.cache : nil
         if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
-            let timeToLive = reader.timeToLive
-            guard !item.header.isExpired(timeToLive: timeToLive, now: { reader.now() }, readingInto: &now) else {
+            guard !reader.isExpired(item.header, readingClockInto: &now) else {
                 try space.withPhysicalKey(key) { purgeIfExpired(key: $0, now: now, space: space) }
                 cache.invalidate(key, in: space)
                 return nil
@@ -127,7 +125,7 @@ extension ModelStore {
                 try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
                     guard let record else { return nil }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    if header.isExpired(timeToLive: reader.timeToLive, now: { reader.now() }, readingInto: &now) {
+                    if reader.isExpired(header, readingClockInto: &now) {
                         expired = true
                         return nil
                     }

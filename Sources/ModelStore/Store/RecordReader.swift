@@ -30,6 +30,17 @@ struct RecordReader: Sendable {
         clock().timeIntervalSinceReferenceDate
     }
 
+    /// Whether the record `header` describes is expired, reading the clock only when the record
+    /// has a deadline (its own, or the store's lifetime) and keeping the time read in `time`
+    /// (left alone otherwise). A store whose records never expire then never reads the clock
+    /// on a read: on Linux `Date()` measured about 250 ns of a 570 ns cached read.
+    @inline(__always)
+    func isExpired(_ header: RecordHeader, readingClockInto time: inout Double) -> Bool {
+        guard let deadline = header.deadline(timeToLive: timeToLive) else { return false }
+        time = now()
+        return time >= deadline
+    }
+
     /// Parses the envelope of a record whose contents are about to be trusted (a model or
     /// metadata handed out, a record rewritten), and verifies its checksum against the LevelDB
     /// key it was found under.
