@@ -169,8 +169,7 @@ public struct JSONModelCodec: ModelCodec {
     ///   documentation); otherwise what the `JSONEncoder` throws for `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         if usesFastEncoder {
-            var bytes: [UInt8] = []
-            if try JSONFastEncoder.encode(value, appendingTo: &bytes) { return Data(bytes) }
+            if let data = try JSONFastEncoder.encodeData(value) { return data }
         }
         return try foundationEncode(value)
     }

@@ -43,8 +43,13 @@ extension RecordHeader {
     /// The length comes first but is only known after encoding, so one byte is reserved (enough
     /// for sections up to 127 bytes, the common case of an ETag or a date) and the encoded
     /// bytes are moved only when a longer length needs more room. No buffer of its own.
-    static func appendMetadataSection(
-        encoding metadata: any Encodable, with codec: any ModelCodec, to buffer: inout [UInt8]
+    ///
+    /// Generic so that the caller's `any Codable & Sendable` is opened, not converted: turning it
+    /// into another existential (`any Encodable`) copies a value larger than three words (two
+    /// Strings) into a new heap box, one allocation per record. The store's write paths keep the
+    /// public API's existential type all the way here for the same reason.
+    static func appendMetadataSection<Metadata: Encodable>(
+        encoding metadata: Metadata, with codec: any ModelCodec, to buffer: inout [UInt8]
     ) throws {
         let lengthAt = buffer.count
         buffer.append(0)

@@ -156,7 +156,7 @@ extension ModelStore {
     /// now) and `metadata` (nil: the stored one), copying the payload and the tags section
     /// verbatim. Returns false if there is no live record.
     private func rewriteRecord(
-        forKey key: String, space: KeySpace, metadata: (any Encodable & Sendable)?, includingExpired: Bool = false,
+        forKey key: String, space: KeySpace, metadata: (any Codable & Sendable)?, includingExpired: Bool = false,
         times: (RecordHeader, Double) -> (storedAt: Double, expiresAt: Double?)
     ) throws -> Bool {
         let database = try openDatabase()

@@ -116,7 +116,7 @@ extension ModelStore {
         }
 
         func add<Value: Encodable>(
-            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
             space: KeySpace = .default
         ) throws {
             try store.addRecord(
@@ -140,7 +140,7 @@ extension ModelStore {
 
         /// Adds a record with tags and its tag-index entries.
         func addTagged<Value: Encodable>(
-            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
             tags: [String], space: KeySpace = .default
         ) throws {
             try store.addTaggedRecord(

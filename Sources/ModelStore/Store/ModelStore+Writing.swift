@@ -34,7 +34,7 @@ extension ModelStore {
     }
 
     func store<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
         space: KeySpace = .default
     ) throws {
         let database = try openDatabase()
@@ -57,7 +57,7 @@ extension ModelStore {
     /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write
     /// batches and imports share. The key is validated once, by the encoding.
     func addRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
         to batch: LevelDBWriteBatch, buffer: inout [UInt8], space: KeySpace = .default
     ) throws {
         try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &buffer)
@@ -71,7 +71,7 @@ extension ModelStore {
     /// reuse one buffer for all their records (LevelDB copies each record into the batch),
     /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)? = nil,
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
         tags: [String] = [], space: KeySpace = .default, into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)

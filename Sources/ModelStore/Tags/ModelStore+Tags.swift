@@ -32,7 +32,7 @@ extension ModelStore {
 
     /// A tagged write in `space`: the record and its index entries in one atomic write.
     func storeTagged<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
         tags: [String], space: KeySpace
     ) throws {
         let database = try openDatabase()
@@ -49,7 +49,7 @@ extension ModelStore {
 
     /// Adds the record and its tag-index entries to `batch`.
     func addTaggedRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Encodable & Sendable)?,
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
         tags: [String], space: KeySpace = .default, to batch: LevelDBWriteBatch, buffer: inout [UInt8]
     ) throws {
         try encodeRecord(

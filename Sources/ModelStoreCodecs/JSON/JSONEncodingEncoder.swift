@@ -74,6 +74,6 @@ struct JSONEncodingEncoder: Encoder, SingleValueEncodingContainer {
     func encode<Value: Encodable>(_ value: Value) throws {
         try state.beginSingleValue(slot: slot)
         // Foundation encodes it with this same encoder, so the coding path gains no key.
-        try state.encodeValue(value, key: nil)
+        try state.encodeValue(value)
     }
 }

@@ -17,8 +17,10 @@ final class JSONEncodingState {
         var count: Int
         /// How much of ``JSONEncodingState/path`` is the coding path of the encoder whose value this frame is in.
         var encoderPathCount: Int
-        /// The key of a nested container in its parent (the frame below), which its coding path adds.
-        var nestedKey: (any CodingKey)?
+        /// Where the key of a nested container in its parent (the frame below), which its coding path adds, is in
+        /// ``JSONEncodingState/nestedKeys``; -1 for a value's own container. An index rather than the key keeps the
+        /// frame a plain value: copying an optional existential costs calls into the runtime.
+        var nestedKeyIndex: Int
         /// Where this object's keys start in ``JSONEncodingState/keyLog``.
         var keyLogStart: Int
     }
@@ -34,13 +36,15 @@ final class JSONEncodingState {
     /// exclusivity at run time, which cost about a third of the encoder's time. Only this class touches them, from
     /// one thread, and none of its methods hands out a reference that outlives an access.
     private struct Fields {
-        /// The output; the caller's buffer, moved in for the run.
-        var bytes: [UInt8] = []
+        /// The output, copied to the caller's buffer once the run has finished.
+        var output = JSONByteWriter()
         var frames: [Frame] = []
         /// The coding path of the innermost encoder: one key per value being encoded, as Foundation builds it from
         /// its chain of encoders. (Foundation leaves nested containers' keys out of the encoders of the values in
         /// them; so does this path, and only containers add them.)
         var path: [any CodingKey] = []
+        /// The keys of the open nested containers (see ``Frame/nestedKeyIndex``).
+        var nestedKeys: [any CodingKey] = []
         /// The keys written into each open object, to catch a key written twice (Foundation keeps the last value,
         /// in its own order; the stream cannot take back the first).
         var keyLog: [String] = []
@@ -58,6 +62,8 @@ final class JSONEncodingState {
         /// Set when the model nests too deep: the run then throws this instead of asking Foundation, whose encoder
         /// would recurse until the stack overflows.
         var tooDeep: EncodingError?
+        /// Whether ``tooDeep`` is set: a flag to test instead of the optional, whose copy is a call into the runtime.
+        var isTooDeep = false
         /// Keyed containers handed out before, for reuse once models drop them.
         var keyedContainers = BinaryContainerBoxCache<KeyedContainerCell>()
         /// Whether an encode call is in progress: kept containers are only handed out during one.
@@ -76,6 +82,7 @@ final class JSONEncodingState {
     }
 
     deinit {
+        fields.pointee.output.deallocate()
         fields.deinitialize(count: 1)
         fields.deallocate()
     }
@@ -109,14 +116,16 @@ final class JSONEncodingState {
         guard isKnownUniquelyReferenced(&state) else { return }
         guard fields.pointee.frames.capacity <= maximumRetainedCount,
             fields.pointee.path.capacity <= maximumRetainedCount,
-            fields.pointee.keyLog.capacity <= maximumRetainedCount,
-            fields.pointee.bytes.isEmpty
+            fields.pointee.nestedKeys.capacity <= maximumRetainedCount,
+            fields.pointee.keyLog.capacity <= maximumRetainedCount
         else { return }
+        fields.pointee.output.startOver()
         // Emptied only when not empty (after a finished encode they usually are): each removeAll is
         // a uniqueness check and a call into the runtime to destroy no elements, a fixed cost
         // that shows for small values such as a record's metadata.
         if !fields.pointee.frames.isEmpty { fields.pointee.frames.removeAll(keepingCapacity: true) }
         if !fields.pointee.path.isEmpty { fields.pointee.path.removeAll(keepingCapacity: true) }
+        if !fields.pointee.nestedKeys.isEmpty { fields.pointee.nestedKeys.removeAll(keepingCapacity: true) }
         if !fields.pointee.keyLog.isEmpty { fields.pointee.keyLog.removeAll(keepingCapacity: true) }
         fields.pointee.nextFrameID = 0
         fields.pointee.nextSlot = 1
@@ -125,27 +134,36 @@ final class JSONEncodingState {
         fields.pointee.scopeBase = 0
         fields.pointee.failed = false
         fields.pointee.valueDepth = 0
-        if fields.pointee.tooDeep != nil { fields.pointee.tooDeep = nil }
+        if fields.pointee.isTooDeep {
+            fields.pointee.tooDeep = nil
+            fields.pointee.isTooDeep = false
+        }
         spare.putBack(state)
     }
 
-    var bytes: [UInt8] {
-        get { fields.pointee.bytes }
-        _modify { yield &fields.pointee.bytes }
+    /// Where the run writes.
+    var output: JSONByteWriter {
+        _read { yield fields.pointee.output }
+        _modify { yield &fields.pointee.output }
     }
 
     private var frames: [Frame] {
-        get { fields.pointee.frames }
+        _read { yield fields.pointee.frames }
         _modify { yield &fields.pointee.frames }
     }
 
     private var path: [any CodingKey] {
-        get { fields.pointee.path }
+        _read { yield fields.pointee.path }
         _modify { yield &fields.pointee.path }
     }
 
+    private var nestedKeys: [any CodingKey] {
+        _read { yield fields.pointee.nestedKeys }
+        _modify { yield &fields.pointee.nestedKeys }
+    }
+
     private var keyLog: [String] {
-        get { fields.pointee.keyLog }
+        _read { yield fields.pointee.keyLog }
         _modify { yield &fields.pointee.keyLog }
     }
 
@@ -180,7 +198,7 @@ final class JSONEncodingState {
     }
 
     private(set) var tooDeep: EncodingError? {
-        get { fields.pointee.tooDeep }
+        get { fields.pointee.isTooDeep ? fields.pointee.tooDeep : nil }
         set { fields.pointee.tooDeep = newValue }
     }
 
@@ -197,7 +215,10 @@ final class JSONEncodingState {
             debugDescription: "Values nest deeper than \(JSONFastEncoder.maximumDepth) levels; JSON readers, "
                 + "Foundation's included, stop at 512."
         ))
-        if tooDeep == nil { tooDeep = error }
+        if !fields.pointee.isTooDeep {
+            tooDeep = error
+            fields.pointee.isTooDeep = true
+        }
         failed = true
         return error
     }
@@ -216,23 +237,40 @@ final class JSONEncodingState {
 
     /// Encodes the whole document.
     func encodeTopLevel<Value: Encodable>(_ value: Value) throws {
-        try encodeValue(value, key: nil)
+        try encodeValue(value)
         guard !failed, frames.isEmpty else { throw fail() }
     }
 
-    /// Encodes `value` at the current position (after its key or comma), in a slot of its own.
-    func encodeValue<Value: Encodable>(_ value: Value, key: (any CodingKey)?) throws {
+    /// Encodes `value` at the current position (after its key or comma), in a slot of its own, with the coding
+    /// path as it is.
+    func encodeValue<Value: Encodable>(_ value: Value) throws {
         if try writeKnownValue(value) { return }
+        try encodeInOwnSlot(value, pathBase: path.count)
+    }
+
+    /// Encodes `value`, the value of `key`, which its coding path adds. (A key of its own type rather than an
+    /// optional `any CodingKey` for both: copying and destroying an optional existential are calls into the
+    /// runtime, and the top-level value, which has no key, would pay for them on every call.)
+    func encodeValue<Value: Encodable, Key: CodingKey>(_ value: Value, key: Key) throws {
+        if try writeKnownValue(value) { return }
+        let pathBase = path.count
+        path.append(key)
+        try encodeInOwnSlot(value, pathBase: pathBase)
+    }
+
+    /// Encodes `value` through its own `encode(to:)` in a new slot; the coding path is back to `pathBase` keys
+    /// afterwards.
+    private func encodeInOwnSlot<Value: Encodable>(_ value: Value, pathBase: Int) throws {
         guard valueDepth < JSONFastEncoder.maximumDepth else {
-            throw recordTooDeep(key.map { path + [$0] } ?? path, value)
+            let error = recordTooDeep(path, value)
+            path.removeSubrange(pathBase...)
+            throw error
         }
         valueDepth += 1
         defer { valueDepth -= 1 }
         let savedSlot = currentSlot
         let savedUse = slotUse
         let savedBase = scopeBase
-        let pathBase = path.count
-        if let key { path.append(key) }
         currentSlot = nextSlot
         nextSlot += 1
         slotUse = .unused
@@ -248,7 +286,7 @@ final class JSONEncodingState {
         if case .unused = slotUse { throw fail() }
         guard !failed else { throw JSONFastEncoderError.needsFoundation }
         while frames.count > scopeBase { closeTopFrame() }
-        path.removeSubrange(pathBase...)
+        if path.count > pathBase { path.removeSubrange(pathBase...) }
         currentSlot = savedSlot
         slotUse = savedUse
         scopeBase = savedBase
@@ -304,7 +342,7 @@ final class JSONEncodingState {
         }
         switch slotUse {
         case .unused:
-            guard let frame = openFrame(isObject: isObject, nestedKey: nil) else { return nil }
+            guard let frame = openFrame(isObject: isObject, nestedKeyIndex: -1) else { return nil }
             slotUse = .frame(index: frame.index, id: frame.id)
             return frame
         case .frame(let index, let id):
@@ -319,8 +357,15 @@ final class JSONEncodingState {
         }
     }
 
-    /// Writes `{` or `[` and pushes its frame; `nestedKey` is a nested container's key in its parent.
-    func openFrame(isObject: Bool, nestedKey: (any CodingKey)?) -> (index: Int, id: Int)? {
+    /// Writes `{` or `[` and pushes the frame of a nested container, `key` being its key in its parent.
+    func openNestedFrame(isObject: Bool, key: any CodingKey) -> (index: Int, id: Int)? {
+        guard let frame = openFrame(isObject: isObject, nestedKeyIndex: nestedKeys.count) else { return nil }
+        nestedKeys.append(key)
+        return frame
+    }
+
+    /// Writes `{` or `[` and pushes its frame.
+    private func openFrame(isObject: Bool, nestedKeyIndex: Int) -> (index: Int, id: Int)? {
         guard frames.count < JSONFastEncoder.maximumContainerDepth else {
             // Foundation's own error; the codec checks the model's depth before Foundation recurses into it.
             failed = true
@@ -330,18 +375,20 @@ final class JSONEncodingState {
         nextFrameID += 1
         frames.append(
             Frame(
-                id: id, isObject: isObject, count: 0, encoderPathCount: path.count, nestedKey: nestedKey,
+                id: id, isObject: isObject, count: 0, encoderPathCount: path.count, nestedKeyIndex: nestedKeyIndex,
                 keyLogStart: keyLog.count
             )
         )
-        bytes.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        output.put(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
         return (frames.count - 1, id)
     }
 
     private func closeTopFrame() {
         let frame = frames.removeLast()
-        bytes.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
-        keyLog.removeSubrange(frame.keyLogStart...)
+        output.put(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+        // One at a time: objects have a few keys, and `removeSubrange` costs more than popping them.
+        while keyLog.count > frame.keyLogStart { keyLog.removeLast() }
+        if frame.nestedKeyIndex >= 0 { nestedKeys.removeSubrange(frame.nestedKeyIndex...) }
     }
 
     /// Makes the frame at `index` the innermost one, closing those opened inside it, or fails if it was closed or
@@ -354,13 +401,13 @@ final class JSONEncodingState {
     /// The coding path of the container whose frame is at `index`, or an empty path for a closed one.
     func codingPath(frame index: Int, id: Int) -> [any CodingKey] {
         guard index < frames.count, frames[index].id == id else { return [] }
-        var nestedKeys: [any CodingKey] = []
+        var keys: [any CodingKey] = []
         var frameIndex = index
-        while let key = frames[frameIndex].nestedKey {
-            nestedKeys.append(key)
+        while frames[frameIndex].nestedKeyIndex >= 0 {
+            keys.append(nestedKeys[frames[frameIndex].nestedKeyIndex])
             frameIndex -= 1
         }
-        return codingPath(count: frames[index].encoderPathCount) + nestedKeys.reversed()
+        return codingPath(count: frames[index].encoderPathCount) + keys.reversed()
     }
 
     /// Members written so far into the frame at `index`.
@@ -377,17 +424,17 @@ final class JSONEncodingState {
             for existing in keyLog[start...] where existing == key { throw fail() }
         }
         keyLog.append(key)
-        if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
+        if frames[index].count > 0 { output.put(UInt8(ascii: ",")) }
         frames[index].count += 1
         writeString(key)
-        bytes.append(UInt8(ascii: ":"))
+        output.put(UInt8(ascii: ":"))
     }
 
     /// Starts a new element of the array at `index`, and returns the element's index.
     func writeElementSeparator(frame index: Int, id: Int) throws -> Int {
         try activate(index, id: id)
         let position = frames[index].count
-        if position > 0 { bytes.append(UInt8(ascii: ",")) }
+        if position > 0 { output.put(UInt8(ascii: ",")) }
         frames[index].count += 1
         return position
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// ModelStore's own JSON encoder: the write path of ``JSONModelCodec``.
 ///
 /// It writes exactly the bytes Foundation's `JSONEncoder` with default settings writes, except that an object's
@@ -9,9 +11,9 @@
 /// container used after a later one was opened beside it. Nesting deeper than ``maximumDepth`` is not left to
 /// Foundation, whose encoder recurses until the stack overflows: it throws `EncodingError.invalidValue`.
 ///
-/// It is fast because it streams straight into the caller's buffer: there is no tree of boxed values, no
-/// `Dictionary` per object and no second pass to serialize it. Its fixed cost per call is small too: the encoding
-/// state and its arrays are the thread's spare from the previous call, not new allocations.
+/// It is fast because it streams straight into one buffer, copied once to the caller's: there is no tree of boxed
+/// values, no `Dictionary` per object and no second pass to serialize it. Its fixed cost per call is small too: the
+/// encoding state, its arrays and its buffer are the thread's spare from the previous call, not new allocations.
 enum JSONFastEncoder {
     /// The deepest nesting of values that encode themselves, one inside the other: containers and single-value
     /// wrappers alike, as in ``BinaryModelCodec``, whose limit this is. Scalars written directly (String, numbers,
@@ -28,22 +30,30 @@ enum JSONFastEncoder {
     /// - Throws: `EncodingError.invalidValue` if `value` nests deeper than ``maximumDepth``; `buffer` is then left
     ///   as it was.
     static func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws -> Bool {
+        try encode(value) { $0.append(to: &buffer) }
+    }
+
+    /// `value`'s JSON as a new `Data`, or nil where Foundation must decide.
+    ///
+    /// - Throws: As ``encode(_:appendingTo:)``.
+    static func encodeData<Value: Encodable>(_ value: Value) throws -> Data? {
+        var data: Data?
+        return try encode(value) { data = $0.data() } ? data : nil
+    }
+
+    /// Encodes `value`, hands the finished output to `take` and returns `true`, or returns `false` without calling
+    /// it.
+    private static func encode<Value: Encodable>(_ value: Value, take: (JSONByteWriter) -> Void) throws -> Bool {
         var state = JSONEncodingState.start()
-        let start = buffer.count
-        // Move the buffer into the state rather than copy it, and move it back whatever happens.
-        swap(&state.bytes, &buffer)
-        defer {
-            swap(&state.bytes, &buffer)
-            JSONEncodingState.end(&state)
-        }
+        defer { JSONEncodingState.end(&state) }
         do {
             try state.encodeTopLevel(value)
-            return true
         } catch {
-            state.bytes.removeSubrange(start...)
             if let tooDeep = state.tooDeep { throw tooDeep }
             return false
         }
+        take(state.output)
+        return true
     }
 }
 

@@ -94,7 +94,7 @@ struct JSONKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
                 _ = state.fail()
                 return make(state, nil)
             }
-            return make(state, state.openFrame(isObject: isObject, nestedKey: key))
+            return make(state, state.openNestedFrame(isObject: isObject, key: key))
         }
         return opened
     }

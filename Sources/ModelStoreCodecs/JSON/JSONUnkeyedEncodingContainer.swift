@@ -87,7 +87,7 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
             _ = state.fail()
             return nil
         }
-        return state.openFrame(isObject: isObject, nestedKey: JSONCodingKey.index(index))
+        return state.openNestedFrame(isObject: isObject, key: JSONCodingKey.index(index))
     }
 
     /// Foundation inserts the value when the returned encoder is released, which a stream cannot wait for.
