@@ -182,6 +182,20 @@ public struct JSONModelCodec: ModelCodec {
         buffer.append(contentsOf: try foundationEncode(value))
     }
 
+    /// Encodes `first` and then `second` at the end of `buffer` in one run of ModelStore's encoder, and returns
+    /// where `second`'s bytes start; where either needs Foundation, each is encoded on its own as
+    /// ``encode(_:appendingTo:)`` does. `buffer` keeps its contents if encoding throws.
+    ///
+    /// - Throws: The same errors as ``encode(_:)``.
+    public func encode<First: Encodable, Second: Encodable>(
+        _ first: First, then second: Second, appendingTo buffer: inout [UInt8]
+    ) throws -> Int {
+        if usesFastEncoder, let middle = try JSONFastEncoder.encode(first, then: second, appendingTo: &buffer) {
+            return middle
+        }
+        return try encodeOneAfterTheOther(first, then: second, appendingTo: &buffer)
+    }
+
     /// The `JSONEncoder`'s bytes, once the model is known not to nest deep enough to overflow its recursion.
     private func foundationEncode<Value: Encodable>(_ value: Value) throws -> Data {
         try EncodingDepthProbe.check(value)

@@ -31,6 +31,17 @@ public protocol ModelCodec: Sendable {
     /// override it when your encoder can write into the buffer directly.
     func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws
 
+    /// Encodes two values, one after the other, by appending their bytes to `buffer`, and returns
+    /// where the second one's bytes start.
+    ///
+    /// ModelStore calls this for a record with metadata (`first`) beside its model (`second`),
+    /// so that a codec can encode both in one run instead of paying its fixed cost per call twice.
+    /// The default implementation calls ``encode(_:appendingTo:)`` for each. If either throws,
+    /// `buffer` is left as it was.
+    func encode<First: Encodable, Second: Encodable>(
+        _ first: First, then second: Second, appendingTo buffer: inout [UInt8]
+    ) throws -> Int
+
     /// Decodes a model from bytes that are only valid for the duration of the call.
     ///
     /// ModelStore calls this on its read path with memory owned by LevelDB. The default
@@ -44,6 +55,30 @@ extension ModelCodec {
     public func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws {
         let data = try encode(value)
         buffer.append(contentsOf: data)
+    }
+
+    /// Encodes each value through ``encode(_:appendingTo:)``.
+    public func encode<First: Encodable, Second: Encodable>(
+        _ first: First, then second: Second, appendingTo buffer: inout [UInt8]
+    ) throws -> Int {
+        try encodeOneAfterTheOther(first, then: second, appendingTo: &buffer)
+    }
+
+    /// ``encode(_:then:appendingTo:)`` as two calls of ``encode(_:appendingTo:)``, for conforming
+    /// types whose own implementation falls back to it.
+    public func encodeOneAfterTheOther<First: Encodable, Second: Encodable>(
+        _ first: First, then second: Second, appendingTo buffer: inout [UInt8]
+    ) throws -> Int {
+        let start = buffer.count
+        try encode(first, appendingTo: &buffer)
+        let middle = buffer.count
+        do {
+            try encode(second, appendingTo: &buffer)
+        } catch {
+            buffer.removeSubrange(start...)
+            throw error
+        }
+        return middle
     }
 
     /// Copies the bytes into a `Data` and decodes through ``decode(_:from:)``.

@@ -40,10 +40,6 @@ extension RecordHeader {
 
     /// Appends a metadata section by encoding `metadata` with `codec` straight into `buffer`.
     ///
-    /// The length comes first but is only known after encoding, so one byte is reserved (enough
-    /// for sections up to 127 bytes, the common case of an ETag or a date) and the encoded
-    /// bytes are moved only when a longer length needs more room. No buffer of its own.
-    ///
     /// Generic so that the caller's `any Codable & Sendable` is opened, not converted: turning it
     /// into another existential (`any Encodable`) copies a value larger than three words (two
     /// Strings) into a new heap box, one allocation per record. The store's write paths keep the
@@ -51,22 +47,44 @@ extension RecordHeader {
     static func appendMetadataSection<Metadata: Encodable>(
         encoding metadata: Metadata, with codec: any ModelCodec, to buffer: inout [UInt8]
     ) throws {
+        let lengthAt = beginMetadataSection(codec: codec.identifier, in: &buffer)
+        do {
+            try codec.encode(metadata, appendingTo: &buffer)
+        } catch {
+            buffer.removeSubrange(lengthAt...)
+            throw error
+        }
+        finishMetadataSection(lengthAt: lengthAt, end: buffer.count, in: &buffer)
+    }
+
+    /// Appends the start of a metadata section whose encoded metadata comes next, and returns
+    /// where its length goes (pass it to ``finishMetadataSection(lengthAt:end:in:)``).
+    ///
+    /// The length comes first but is only known after encoding, so one byte is reserved (enough
+    /// for sections up to 127 bytes, the common case of an ETag or a date) and the encoded
+    /// bytes are moved only when a longer length needs more room. No buffer of its own.
+    static func beginMetadataSection(codec: ModelCodecIdentifier, in buffer: inout [UInt8]) -> Int {
         let lengthAt = buffer.count
         buffer.append(0)
-        buffer.append(codec.identifier.rawValue)
-        try codec.encode(metadata, appendingTo: &buffer)
-        let sectionLength = buffer.count - lengthAt - 1
+        buffer.append(codec.rawValue)
+        return lengthAt
+    }
+
+    /// Writes the length of the metadata section begun at `lengthAt` and ending at `end`, and
+    /// returns how many bytes that inserted (moving everything after `lengthAt` along): zero for
+    /// sections up to 127 bytes.
+    @discardableResult
+    static func finishMetadataSection(lengthAt: Int, end: Int, in buffer: inout [UInt8]) -> Int {
+        let sectionLength = end - lengthAt - 1
         let lengthBytes = LEB128.byteCount(of: sectionLength)
-        if lengthBytes > 1 {
-            buffer.insert(contentsOf: repeatElement(0, count: lengthBytes - 1), at: lengthAt + 1)
+        guard lengthBytes > 1 else {
+            buffer[lengthAt] = UInt8(sectionLength)
+            return 0
         }
         var encodedLength: [UInt8] = []
-        if lengthBytes == 1 {
-            buffer[lengthAt] = UInt8(sectionLength)
-        } else {
-            LEB128.append(sectionLength, to: &encodedLength)
-            buffer.replaceSubrange(lengthAt..<(lengthAt + lengthBytes), with: encodedLength)
-        }
+        LEB128.append(sectionLength, to: &encodedLength)
+        buffer.replaceSubrange(lengthAt..<(lengthAt + 1), with: encodedLength)
+        return lengthBytes - 1
     }
 
     /// Stores the checksum of `key` and the value's bytes from offset 7 into a finished

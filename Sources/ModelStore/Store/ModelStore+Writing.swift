@@ -81,22 +81,25 @@ extension ModelStore {
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
         header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: !tags.isEmpty)
-        if let metadata {
+        let payloadStart: Int
+        if let metadata, tags.isEmpty {
+            payloadStart = try appendMetadataAndModel(metadata, value, forKey: key, codec: codec, to: &buffer)
+        } else {
+            if let metadata {
+                do {
+                    try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
+                } catch {
+                    throw Self.metadataEncodingFailed(error, key: key, type: type(of: metadata))
+                }
+            }
+            if !tags.isEmpty { TagIndex.appendSection(tags, to: &buffer) }
+            payloadStart = buffer.count
             do {
-                try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
+                try codec.encode(value, appendingTo: &buffer)
             } catch {
                 throw ModelStoreError.encodingFailed(
-                    key: key, type: String(describing: type(of: metadata)),
-                    message: "the metadata does not encode: \(describeCodingError(error))")
+                    key: key, type: String(describing: Value.self), message: describeCodingError(error))
             }
-        }
-        if !tags.isEmpty { TagIndex.appendSection(tags, to: &buffer) }
-        let payloadStart = buffer.count
-        do {
-            try codec.encode(value, appendingTo: &buffer)
-        } catch {
-            throw ModelStoreError.encodingFailed(
-                key: key, type: String(describing: Value.self), message: describeCodingError(error))
         }
         // Checked before compression: the limit is also what a reader lets a compressed model
         // expand to, so a record compressed below it from a larger model could never be read.
@@ -107,6 +110,38 @@ extension ModelStore {
         if configuration.recordCompression.isEnabled { compressPayload(of: &buffer, from: payloadStart) }
         // The checksum covers the key as LevelDB stores it: a collection's prefix included.
         try space.withPhysicalKey(key) { RecordHeader.seal(&buffer, key: $0) }
+    }
+
+    /// Appends the metadata section and then the model, when no tag section comes between them,
+    /// with one codec call for both (``ModelCodec/encode(_:then:appendingTo:)``: for a small
+    /// metadata value, the fixed cost of a second call was most of what metadata added to a put).
+    /// Returns where the model's bytes start.
+    private func appendMetadataAndModel<Metadata: Encodable, Value: Encodable>(
+        _ metadata: Metadata, _ value: Value, forKey key: String, codec: any ModelCodec, to buffer: inout [UInt8]
+    ) throws -> Int {
+        let lengthAt = RecordHeader.beginMetadataSection(codec: codec.identifier, in: &buffer)
+        let payloadStart: Int
+        do {
+            payloadStart = try codec.encode(metadata, then: value, appendingTo: &buffer)
+        } catch {
+            // Which of the two failed decides the error: the metadata is encoded on its own to tell.
+            var scratch: [UInt8] = []
+            do {
+                try codec.encode(metadata, appendingTo: &scratch)
+            } catch {
+                throw Self.metadataEncodingFailed(error, key: key, type: Metadata.self)
+            }
+            throw ModelStoreError.encodingFailed(
+                key: key, type: String(describing: Value.self), message: describeCodingError(error))
+        }
+        return payloadStart + RecordHeader.finishMetadataSection(lengthAt: lengthAt, end: payloadStart, in: &buffer)
+    }
+
+    /// The error for metadata of type `type` that does not encode.
+    private static func metadataEncodingFailed(_ error: any Error, key: String, type: Any.Type) -> ModelStoreError {
+        .encodingFailed(
+            key: key, type: String(describing: type),
+            message: "the metadata does not encode: \(describeCodingError(error))")
     }
 
     // MARK: - Removing

@@ -30,6 +30,8 @@ struct JSONByteWriter {
 
     private static func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
         guard let block = malloc(byteCount) else { fatalError("JSONModelCodec: out of memory") }
+        // Bytes, so that the block can be handed to Array as `UInt8`s; raw stores of bytes stay valid.
+        block.bindMemory(to: UInt8.self, capacity: byteCount)
         return block
     }
 
@@ -50,7 +52,8 @@ struct JSONByteWriter {
 
     /// Copies the written bytes to the end of `buffer`, in one append.
     func append(to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+        // Typed, not raw: Array's append of an `UnsafeBufferPointer<UInt8>` is one `memcpy`.
+        buffer.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     /// The written bytes as a new `Data`.
@@ -77,6 +80,7 @@ struct JSONByteWriter {
             newCapacity = newCapacity <= Int.max / 2 ? newCapacity * 2 : needed
         }
         guard let block = realloc(base, newCapacity) else { fatalError("JSONModelCodec: out of memory") }
+        block.bindMemory(to: UInt8.self, capacity: newCapacity)
         base = block
         capacity = newCapacity
     }
@@ -112,64 +116,93 @@ struct JSONByteWriter {
     /// control characters `\b \f \n \r \t` by name and the other ones below U+0020 as `\u00xx` (lowercase hex).
     /// Everything else, non-ASCII included, is written as raw UTF-8.
     mutating func putQuoted(_ string: String) {
-        var string = string
-        string.withUTF8 { putQuoted(utf8: $0) }
+        Self.withUTF8(of: string) { putQuoted(utf8: $0, afterComma: false, beforeColon: false) }
     }
 
-    /// ``putQuoted(_:)`` for the string's UTF-8 bytes.
-    private mutating func putQuoted(utf8: UnsafeBufferPointer<UInt8>) {
+    /// Writes an object's key as ``putQuoted(_:)`` does, then its colon, after a comma if `afterComma`: one
+    /// reservation for the punctuation and the key.
+    mutating func putKey(_ key: String, afterComma: Bool) {
+        Self.withUTF8(of: key) { putQuoted(utf8: $0, afterComma: afterComma, beforeColon: true) }
+    }
+
+    /// Calls `body` with `string`'s UTF-8 bytes, in place where the string has them contiguous (native and small
+    /// strings: no copy, no retain), else from a contiguous copy.
+    @inline(__always)
+    private static func withUTF8(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if string.utf8.withContiguousStorageIfAvailable(body) != nil { return }
+        var copy = string
+        copy.withUTF8(body)
+    }
+
+    /// ``putQuoted(_:)`` and ``putKey(_:afterComma:)`` for the string's UTF-8 bytes.
+    private mutating func putQuoted(utf8: UnsafeBufferPointer<UInt8>, afterComma: Bool, beforeColon: Bool) {
         let length = utf8.count
-        // Room for the quotes and every byte unescaped: most strings need nothing more.
-        reserve(length &+ 2)
-        base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: count, as: UInt8.self)
-        count &+= 1
-        if let source = utf8.baseAddress {
-            if Self.isClean(source, length) {
-                putRun(source, length)
+        // Room for the punctuation, every byte unescaped, and the slack of a word that the last store may write
+        // past the end: most strings need nothing more.
+        reserve(length &+ Self.stringSlack)
+        if afterComma { store(UInt8(ascii: ",")) }
+        store(UInt8(ascii: "\""))
+        if let source = utf8.baseAddress { putBody(UnsafeRawPointer(source), length) }
+        store(UInt8(ascii: "\""))
+        if beforeColon { store(UInt8(ascii: ":")) }
+    }
+
+    /// What ``putQuoted(utf8:afterComma:beforeColon:)`` reserves beyond the string's own bytes: a comma, two quotes
+    /// and a colon, and a word.
+    private static let stringSlack = 4 + 8
+
+    /// Copies a string's bytes, escaping those that need it. Most strings need no escape, and for them this is one
+    /// pass: a word at a time, each word stored as soon as it is known clean, the last word overlapping the one
+    /// before it (or, for a string shorter than a word, padded with a clean byte). At the first word that holds a
+    /// byte to escape, the rest goes to ``putEscaping(_:_:)``. Room for the bytes unescaped plus ``stringSlack``
+    /// was reserved.
+    @inline(__always)
+    private mutating func putBody(_ source: UnsafeRawPointer, _ length: Int) {
+        // Locals rather than the stored properties: the loop then keeps them in registers.
+        let body = base + count
+        var index = 0
+        while index &+ 8 <= length {
+            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            guard !Self.needsEscape(word) else { return putEscaping(from: index, source, length) }
+            body.storeBytes(of: word, toByteOffset: index, as: UInt64.self)
+            index &+= 8
+        }
+        if index < length {
+            if length >= 8 {
+                // The bytes before `index` are clean and already written as they are, so the overlap is harmless.
+                let word = source.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self)
+                guard !Self.needsEscape(word) else { return putEscaping(from: index, source, length) }
+                body.storeBytes(of: word, toByteOffset: length &- 8, as: UInt64.self)
             } else {
-                putEscaping(source, length)
+                // A clean byte in the unused lanes, so that only the string's own bytes decide; all eight are
+                // stored, the ones past the string being slack that the next write overwrites.
+                var word: UInt64 = 0x4141_4141_4141_4141
+                withUnsafeMutableBytes(of: &word) { ShortCopy.copy(from: source, to: $0.baseAddress!, count: length) }
+                guard !Self.needsEscape(word) else { return putEscaping(from: 0, source, length) }
+                body.storeBytes(of: word, as: UInt64.self)
             }
         }
-        base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: count, as: UInt8.self)
-        count &+= 1
+        count &+= length
     }
 
-    /// Whether none of the `length` bytes at `source` needs an escape: a word at a time, the last word overlapping
-    /// the one before it, and a string shorter than a word padded with a clean byte.
-    @inline(__always)
-    private static func isClean(_ source: UnsafePointer<UInt8>, _ length: Int) -> Bool {
-        let raw = UnsafeRawPointer(source)
-        guard length >= 8 else {
-            var word: UInt64 = 0x4141_4141_4141_4141
-            withUnsafeMutableBytes(of: &word) { ShortCopy.copy(from: raw, to: $0.baseAddress!, count: length) }
-            return !needsEscape(word)
-        }
-        var offset = 0
-        while offset &+ 8 < length {
-            if needsEscape(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) { return false }
-            offset &+= 8
-        }
-        return !needsEscape(raw.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self))
-    }
-
-    /// Writes the `length` bytes at `source`, escaping those that need it; room for them unescaped was reserved
-    /// (and for the closing quote).
-    private mutating func putEscaping(_ source: UnsafePointer<UInt8>, _ length: Int) {
-        var mark = 0
-        var index = 0
+    /// Writes the `length - clean` bytes of a string from offset `clean` on, the first `clean` having been written
+    /// already: clean runs copied whole, the bytes that need it escaped.
+    @inline(never)
+    private mutating func putEscaping(from clean: Int, _ source: UnsafeRawPointer, _ length: Int) {
+        count &+= clean
+        var mark = clean
+        var index = clean
         while index < length {
             // Skip eight clean bytes at a time.
-            if index &+ 8 <= length,
-                !Self.needsEscape(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self))
-            {
+            if index &+ 8 <= length, !Self.needsEscape(source.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                 index &+= 8
                 continue
             }
-            let byte = source[index]
+            let byte = source.load(fromByteOffset: index, as: UInt8.self)
             if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x2F {
                 putRun(source + mark, index &- mark)
-                // An escape is up to six bytes for one: make room for it and for the rest, unescaped.
-                reserve(6 &+ (length &- index) &+ 1)
+                // An escape is up to six bytes for one: room for it, the rest unescaped and the slack.
+                reserve(6 &+ (length &- index) &+ Self.stringSlack)
                 putEscape(byte)
                 mark = index &+ 1
             }
@@ -180,28 +213,34 @@ struct JSONByteWriter {
 
     /// Copies a run of bytes that needs no escape; room was reserved for it.
     @inline(__always)
-    private mutating func putRun(_ start: UnsafePointer<UInt8>, _ length: Int) {
+    private mutating func putRun(_ start: UnsafeRawPointer, _ length: Int) {
         ShortCopy.copy(from: start, to: base + count, count: length)
         count &+= length
     }
 
+    /// Stores one byte; room for it was reserved.
+    @inline(__always)
+    private mutating func store(_ byte: UInt8) {
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count &+= 1
+    }
+
     /// Whether any of the eight bytes in `word` is a control character, `"`, `\` or `/`.
+    @inline(__always)
     private static func needsEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        // A byte below 0x20 borrows in `word - 0x20..`; a byte equal to c is zero in `word ^ c..`. Bytes of 0x80
-        // and above are masked out with `~word`, so UTF-8 never counts.
-        func zeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
-        let below = (word &- ones &* 0x20) & ~word & highs
-        return (below | zeroByte(word ^ (ones &* 0x22)) | zeroByte(word ^ (ones &* 0x5C)) | zeroByte(word ^ (ones &* 0x2F))) != 0
+        // A byte below 0x20 borrows in `word - 0x20..`; a byte equal to c is zero in `word ^ c..` and borrows in
+        // `(word ^ c..) - 0x01..`. A borrow shows as the high bit of its byte. The characters are ASCII, so a byte of
+        // `word ^ c..` has its high bit where `word` has it: masking with `~word` once drops every byte of 0x80 and
+        // above (UTF-8 never counts) for all four tests. As in the classic zero-byte test, whether any byte matches
+        // is exact even though a borrow may also mark the byte above a match.
+        let borrows = (word &- ones &* 0x20) | ((word ^ (ones &* 0x22)) &- ones)
+            | ((word ^ (ones &* 0x5C)) &- ones) | ((word ^ (ones &* 0x2F)) &- ones)
+        return borrows & ~word & (ones &* 0x80) != 0
     }
 
     /// Writes the escape for `byte`; room for six bytes was reserved.
     private mutating func putEscape(_ byte: UInt8) {
-        func store(_ value: UInt8) {
-            base.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
-            count &+= 1
-        }
         store(UInt8(ascii: "\\"))
         switch byte {
         case 0x22, 0x5C, 0x2F: store(byte)

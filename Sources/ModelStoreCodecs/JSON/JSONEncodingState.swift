@@ -424,10 +424,8 @@ final class JSONEncodingState {
             for existing in keyLog[start...] where existing == key { throw fail() }
         }
         keyLog.append(key)
-        if frames[index].count > 0 { output.put(UInt8(ascii: ",")) }
+        output.putKey(key, afterComma: frames[index].count > 0)
         frames[index].count += 1
-        writeString(key)
-        output.put(UInt8(ascii: ":"))
     }
 
     /// Starts a new element of the array at `index`, and returns the element's index.

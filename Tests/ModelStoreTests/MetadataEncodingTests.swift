@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Writing a record with metadata, where the metadata and the model are encoded in one codec call
+/// (`ModelCodec.encode(_:then:appendingTo:)`): the errors still say which of the two failed, and
+/// the bytes are those of two separate encodes.
+@Suite("Metadata encoding")
+struct MetadataEncodingTests {
+    /// A model that never encodes.
+    struct Unencodable: Codable, Sendable {
+        struct Refused: Error {}
+        init() {}
+        init(from decoder: any Decoder) throws {}
+        func encode(to encoder: any Encoder) throws { throw Refused() }
+    }
+
+    @Test("A model that does not encode beside metadata is named in the error, and nothing is written")
+    func unencodableModelBesideMetadata() throws {
+        let store = try Fixture().open()
+        try store.set(1, forKey: "k", metadata: MetadataTests.info)
+        do {
+            try store.set(Unencodable(), forKey: "k", metadata: MetadataTests.info)
+            Issue.record("expected encodingFailed")
+        } catch let ModelStoreError.encodingFailed(key, type, message) {
+            #expect(key == "k")
+            #expect(type.contains("Unencodable"))
+            #expect(!message.contains("metadata"))
+        }
+        #expect(try store.object(Int.self, forKey: "k") == 1)
+        #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: "k") == MetadataTests.info)
+    }
+
+    @Test("Metadata that does not encode beside a model is named in the error, whatever the model")
+    func unencodableMetadataBesideModel() throws {
+        let store = try Fixture().open()
+        for model in [User.sample()] {
+            do {
+                try store.set(model, forKey: "k", metadata: Double.infinity)
+                Issue.record("expected encodingFailed")
+            } catch let ModelStoreError.encodingFailed(key, type, message) {
+                #expect(key == "k")
+                #expect(type == "Double")
+                #expect(message.contains("the metadata does not encode"))
+            }
+        }
+        // Both failing: the metadata comes first, as it is written first.
+        #expect(throws: ModelStoreError.self) { try store.set(Unencodable(), forKey: "k", metadata: Double.nan) }
+        #expect(try store.contains("k") == false)
+    }
+
+    @Test("Metadata longer than 127 bytes (a two-byte length) reads back beside its model's bytes")
+    func longMetadata() throws {
+        let store = try Fixture().open()
+        for length in [0, 120, 123, 124, 125, 126, 127, 128, 300, 20_000] {
+            let info = MetadataTests.HTTPInfo(etag: String(repeating: "e", count: length), lastModified: nil)
+            let key = "k\(length)"
+            try store.set(User.sample(), forKey: key, metadata: info)
+            #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: key) == info)
+            #expect(try store.object(User.self, forKey: key) == User.sample())
+            #expect(try MetadataTests.payload(store, key) == Array(try JSONModelCodec().encode(User.sample())))
+            let entry = try #require(try store.entry(User.self, forKey: key))
+            #expect(try entry.metadata(MetadataTests.HTTPInfo.self) == info)
+        }
+    }
+
+    @Test("With record compression, only the model is compressed, after metadata of either length")
+    func compressedModelAfterMetadata() throws {
+        let store = try RecordCompressionTests.compressed(Fixture())
+        try RecordCompressionTests.train(store)
+        for length in [10, 300] {
+            let info = MetadataTests.HTTPInfo(etag: String(repeating: "e", count: length), lastModified: nil)
+            let profile = RecordCompressionTests.Profile.make(length)
+            try store.set(profile, forKey: "k", metadata: info)
+            #expect(RecordCompressionTests.isCompressed(try rawRecord(store, "k")))
+            #expect(try store.object(RecordCompressionTests.Profile.self, forKey: "k") == profile)
+            #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: "k") == info)
+        }
+    }
+
+    @Test("A record with metadata and tags, where the tag section sits between them, still reads back")
+    func metadataWithTags() throws {
+        let store = try Fixture().open()
+        try store.set(User.sample(), forKey: "k", metadata: MetadataTests.info, tags: ["a", "b"])
+        #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: "k") == MetadataTests.info)
+        #expect(try store.object(User.self, forKey: "k") == User.sample())
+        #expect(try MetadataTests.payload(store, "k") == Array(try JSONModelCodec().encode(User.sample())))
+    }
+}
