@@ -67,11 +67,14 @@ let package = Package(
         ),
         // CRC-32C with the CPU's CRC instruction (SSE 4.2, ARMv8 CRC), chosen at run time.
         .target(name: "CModelStoreCRC"),
+        // The JSON encoder's scan for bytes to escape, sixteen at a time (SSE2, NEON).
+        .target(name: "CModelStoreJSON"),
         // Atomic loads, adds and compare-and-swap on a word: `Synchronization.Atomic` needs macOS 15.
         .target(name: "CModelStoreAtomics"),
         // Codable coders with no dependency on LevelDB or the store: ModelStore re-exports them.
         .target(
             name: "ModelStoreCodecs",
+            dependencies: ["CModelStoreJSON"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,3 +1,4 @@
+import CModelStoreJSON
 import Foundation
 
 /// The output of one ``JSONFastEncoder`` run: a growable block of memory that it owns, with the byte-level writes
@@ -137,83 +138,40 @@ struct JSONByteWriter {
     /// ``putQuoted(_:)`` and ``putKey(_:afterComma:)`` for the string's UTF-8 bytes.
     private mutating func putQuoted(utf8: UnsafeBufferPointer<UInt8>, afterComma: Bool, beforeColon: Bool) {
         let length = utf8.count
-        // Room for the punctuation, every byte unescaped, and the slack of a word that the last store may write
-        // past the end: most strings need nothing more.
+        // Room for the punctuation and every byte unescaped: most strings need nothing more.
         reserve(length &+ Self.stringSlack)
         if afterComma { store(UInt8(ascii: ",")) }
         store(UInt8(ascii: "\""))
-        if let source = utf8.baseAddress { putBody(UnsafeRawPointer(source), length) }
+        if let source = utf8.baseAddress { putBody(source, length) }
         store(UInt8(ascii: "\""))
         if beforeColon { store(UInt8(ascii: ":")) }
     }
 
     /// What ``putQuoted(utf8:afterComma:beforeColon:)`` reserves beyond the string's own bytes: a comma, two quotes
-    /// and a colon, and a word.
-    private static let stringSlack = 4 + 8
+    /// and a colon.
+    private static let stringSlack = 4
 
-    /// Copies a string's bytes, escaping those that need it. Most strings need no escape, and for them this is one
-    /// pass: a word at a time, each word stored as soon as it is known clean, the last word overlapping the one
-    /// before it (or, for a string shorter than a word, padded with a clean byte). At the first word that holds a
-    /// byte to escape, the rest goes to ``putEscaping(_:_:)``. Room for the bytes unescaped plus ``stringSlack``
-    /// was reserved.
+    /// Copies a string's bytes, escaping those that need it: each clean run found by the vector scan of
+    /// `modelstore_json_clean_prefix` and copied whole, then the byte that ends it escaped. Most strings are one
+    /// run. Room for the bytes unescaped plus ``stringSlack`` was reserved.
     @inline(__always)
-    private mutating func putBody(_ source: UnsafeRawPointer, _ length: Int) {
-        // Locals rather than the stored properties: the loop then keeps them in registers.
-        let body = base + count
+    private mutating func putBody(_ source: UnsafePointer<UInt8>, _ length: Int) {
         var index = 0
-        while index &+ 8 <= length {
-            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            guard !Self.needsEscape(word) else { return putEscaping(from: index, source, length) }
-            body.storeBytes(of: word, toByteOffset: index, as: UInt64.self)
-            index &+= 8
-        }
-        if index < length {
-            if length >= 8 {
-                // The bytes before `index` are clean and already written as they are, so the overlap is harmless.
-                let word = source.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self)
-                guard !Self.needsEscape(word) else { return putEscaping(from: index, source, length) }
-                body.storeBytes(of: word, toByteOffset: length &- 8, as: UInt64.self)
-            } else {
-                // A clean byte in the unused lanes, so that only the string's own bytes decide; all eight are
-                // stored, the ones past the string being slack that the next write overwrites.
-                var word: UInt64 = 0x4141_4141_4141_4141
-                withUnsafeMutableBytes(of: &word) { ShortCopy.copy(from: source, to: $0.baseAddress!, count: length) }
-                guard !Self.needsEscape(word) else { return putEscaping(from: 0, source, length) }
-                body.storeBytes(of: word, as: UInt64.self)
-            }
-        }
-        count &+= length
-    }
-
-    /// Writes the `length - clean` bytes of a string from offset `clean` on, the first `clean` having been written
-    /// already: clean runs copied whole, the bytes that need it escaped.
-    @inline(never)
-    private mutating func putEscaping(from clean: Int, _ source: UnsafeRawPointer, _ length: Int) {
-        count &+= clean
-        var mark = clean
-        var index = clean
-        while index < length {
-            // Skip eight clean bytes at a time.
-            if index &+ 8 <= length, !Self.needsEscape(source.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index &+= 8
-                continue
-            }
-            let byte = source.load(fromByteOffset: index, as: UInt8.self)
-            if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x2F {
-                putRun(source + mark, index &- mark)
-                // An escape is up to six bytes for one: room for it, the rest unescaped and the slack.
-                reserve(6 &+ (length &- index) &+ Self.stringSlack)
-                putEscape(byte)
-                mark = index &+ 1
-            }
+        while true {
+            let clean = modelstore_json_clean_prefix(source + index, length &- index)
+            putRun(source + index, clean)
+            index &+= clean
+            guard index < length else { return }
+            // An escape is up to six bytes for one: room for it, the rest unescaped and the slack.
+            reserve(6 &+ (length &- index) &+ Self.stringSlack)
+            putEscape(source[index])
             index &+= 1
         }
-        putRun(source + mark, length &- mark)
     }
 
     /// Copies a run of bytes that needs no escape; room was reserved for it.
     @inline(__always)
-    private mutating func putRun(_ start: UnsafeRawPointer, _ length: Int) {
+    private mutating func putRun(_ start: UnsafePointer<UInt8>, _ length: Int) {
         ShortCopy.copy(from: start, to: base + count, count: length)
         count &+= length
     }
@@ -223,20 +181,6 @@ struct JSONByteWriter {
     private mutating func store(_ byte: UInt8) {
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count &+= 1
-    }
-
-    /// Whether any of the eight bytes in `word` is a control character, `"`, `\` or `/`.
-    @inline(__always)
-    private static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        // A byte below 0x20 borrows in `word - 0x20..`; a byte equal to c is zero in `word ^ c..` and borrows in
-        // `(word ^ c..) - 0x01..`. A borrow shows as the high bit of its byte. The characters are ASCII, so a byte of
-        // `word ^ c..` has its high bit where `word` has it: masking with `~word` once drops every byte of 0x80 and
-        // above (UTF-8 never counts) for all four tests. As in the classic zero-byte test, whether any byte matches
-        // is exact even though a borrow may also mark the byte above a match.
-        let borrows = (word &- ones &* 0x20) | ((word ^ (ones &* 0x22)) &- ones)
-            | ((word ^ (ones &* 0x5C)) &- ones) | ((word ^ (ones &* 0x2F)) &- ones)
-        return borrows & ~word & (ones &* 0x80) != 0
     }
 
     /// Writes the escape for `byte`; room for six bytes was reserved.

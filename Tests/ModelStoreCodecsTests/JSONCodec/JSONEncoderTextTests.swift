@@ -112,6 +112,24 @@ extension JSONCodecTests {
             expectSameBytes(Box(value: controls.joined()))
         }
 
+        /// The scan for bytes to escape reads 16 bytes at a time, 8 + 8 or 4 + 4 overlapping ones for shorter
+        /// strings, and the last block overlapping the one before: a byte to escape (and a byte that only looks
+        /// close to one) at every position of every length up to three blocks, as a value and as a key.
+        @Test func aByteToEscapeIsFoundAtEveryPositionOfEveryLength() {
+            let specials: [Character] = ["\"", "\\", "/", "\u{0}", "\u{1F}", " ", "!", "#", "[", "]", "~", "\u{7F}", "é"]
+            for length in 0...48 {
+                for position in 0..<max(length, 1) {
+                    for special in specials where length > 0 || special == "\"" {
+                        var characters = Array(repeating: Character("a"), count: length)
+                        if length > 0 { characters[position] = special }
+                        let value = String(characters)
+                        expectSameBytes(value)
+                        expectSameBytes([value: 1])
+                    }
+                }
+            }
+        }
+
         @Test func keysAreEscapedLikeStrings() {
             // "é" and "e\u{301}" are one key to a Dictionary, so keep the first.
             let dictionary = Dictionary(Self.strings.map { ($0, 1) }, uniquingKeysWith: { first, _ in first })
