@@ -84,9 +84,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:208
-    func readmeLine208() throws {
-#sourceLocation(file: "README.md", line: 209)
+    /// README.md:213
+    func readmeLine213() throws {
+#sourceLocation(file: "README.md", line: 214)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -99,9 +99,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:227
-    func readmeLine227() async throws {
-#sourceLocation(file: "README.md", line: 228)
+    /// README.md:232
+    func readmeLine232() async throws {
+#sourceLocation(file: "README.md", line: 233)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -112,9 +112,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:251
-    func readmeLine251() throws {
-#sourceLocation(file: "README.md", line: 252)
+    /// README.md:256
+    func readmeLine256() throws {
+#sourceLocation(file: "README.md", line: 257)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -125,9 +125,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:268
-    func readmeLine268() async throws {
-#sourceLocation(file: "README.md", line: 269)
+    /// README.md:273
+    func readmeLine273() async throws {
+#sourceLocation(file: "README.md", line: 274)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -136,9 +136,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:279
-    func readmeLine279() throws {
-#sourceLocation(file: "README.md", line: 280)
+    /// README.md:284
+    func readmeLine284() throws {
+#sourceLocation(file: "README.md", line: 285)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -151,18 +151,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:301
-    func readmeLine301() throws {
-#sourceLocation(file: "README.md", line: 302)
+    /// README.md:306
+    func readmeLine306() throws {
+#sourceLocation(file: "README.md", line: 307)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:328
-    func readmeLine328() async throws {
-#sourceLocation(file: "README.md", line: 329)
+    /// README.md:333
+    func readmeLine333() async throws {
+#sourceLocation(file: "README.md", line: 334)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -174,9 +174,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:352
-    func readmeLine352() async throws {
-#sourceLocation(file: "README.md", line: 353)
+    /// README.md:357
+    func readmeLine357() async throws {
+#sourceLocation(file: "README.md", line: 358)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -198,9 +198,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:398
-    func readmeLine398() throws {
-#sourceLocation(file: "README.md", line: 399)
+    /// README.md:403
+    func readmeLine403() throws {
+#sourceLocation(file: "README.md", line: 404)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -209,9 +209,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:419
-    func readmeLine419() async throws {
-#sourceLocation(file: "README.md", line: 420)
+    /// README.md:424
+    func readmeLine424() async throws {
+#sourceLocation(file: "README.md", line: 425)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -224,9 +224,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:439
-    func readmeLine439() throws {
-#sourceLocation(file: "README.md", line: 440)
+    /// README.md:444
+    func readmeLine444() throws {
+#sourceLocation(file: "README.md", line: 445)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -243,8 +243,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:480
-#sourceLocation(file: "README.md", line: 481)
+// README.md:485
+#sourceLocation(file: "README.md", line: 486)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -252,9 +252,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:487
-    func readmeLine487() throws {
-#sourceLocation(file: "README.md", line: 488)
+    /// README.md:492
+    func readmeLine492() throws {
+#sourceLocation(file: "README.md", line: 493)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -268,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:536
-    func readmeLine536() throws {
-#sourceLocation(file: "README.md", line: 537)
+    /// README.md:541
+    func readmeLine541() throws {
+#sourceLocation(file: "README.md", line: 542)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:806 is not compiled: Package.swift excerpt
+// README.md:811 is not compiled: Package.swift excerpt
 
-// README.md:819 is not compiled: needs the Hummingbird trait
+// README.md:824 is not compiled: needs the Hummingbird trait
 
-// README.md:865 is not compiled: Package.swift excerpt
+// README.md:870 is not compiled: Package.swift excerpt
 
-// README.md:872 is not compiled: needs the Vapor trait
+// README.md:877 is not compiled: needs the Vapor trait
