@@ -97,7 +97,7 @@ final class JSONDecodingState {
     /// copy of the input and stays with them (they must keep working after the caller's buffer is gone, as
     /// Foundation's do), and it leaves the thread's slot; otherwise it is emptied and stays (or becomes) the
     /// thread's state for the next call.
-    static func end(_ state: inout JSONDecodingState) {
+    static func end(_ state: consuming JSONDecodingState) {
         state.isServingCall = false
         // A kept container the model still holds must keep its state alive once the cache no longer does.
         _ = state.keyedContainers.releaseAllIfAnyInUse { $0.retainState() }
