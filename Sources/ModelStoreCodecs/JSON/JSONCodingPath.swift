@@ -51,6 +51,10 @@ struct JSONCodingPath {
         count = depth &+ 1
     }
 
+    /// Whether nothing has been entered since the path was made: then it holds no keys, and the state can keep it
+    /// for the next call as it is.
+    var isEmpty: Bool { count == 0 }
+
     /// Whether the entries down to `depth` are the keys that lead to the value at tape index `value`.
     func isCurrent(value: UInt32, depth: Int) -> Bool {
         guard depth > 0 else { return true }

@@ -18,11 +18,20 @@ enum JSONFastDecoder {
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         // Offsets and tape indices are 32-bit.
         guard bytes.count < Int(UInt32.max) else { throw JSONFastDecoderError.needsFoundation }
-        var state = JSONDecodingState.start()
-        defer { JSONDecodingState.end(&state) }
-        try state.read(bytes)
-        let value = try state.decode(type, at: 0, depth: 0)
-        guard !state.needsFoundation else { throw JSONFastDecoderError.needsFoundation }
+        // A constant handed on to `end` rather than a variable that `end` mutates in a `defer`: calls on a
+        // variable retained and released the state around each of them.
+        let state = JSONDecodingState.start()
+        let value: Value
+        do {
+            try state.read(bytes)
+            value = try state.decode(type, at: 0, depth: 0)
+        } catch {
+            JSONDecodingState.end(consume state)
+            throw error
+        }
+        let needsFoundation = state.needsFoundation
+        JSONDecodingState.end(consume state)
+        guard !needsFoundation else { throw JSONFastDecoderError.needsFoundation }
         return value
     }
 }

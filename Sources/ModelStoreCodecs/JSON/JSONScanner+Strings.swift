@@ -16,14 +16,26 @@ extension JSONScanner {
         var flags: UInt32 = 0
         while true {
             // Eight bytes at a time while none of them needs a closer look.
-            while length &- offset >= 8 {
-                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                let special = JSONScanner.specialBytes(in: word)
-                if special == 0 {
-                    offset &+= 8
-                    continue
+            while true {
+                let remaining = length &- offset
+                if remaining >= 8 {
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    let special = JSONScanner.specialBytes(in: word)
+                    if special == 0 {
+                        offset &+= 8
+                        continue
+                    }
+                    offset &+= special.trailingZeroBitCount &>> 3
+                } else if remaining > 0 && length >= 8 {
+                    // The document's last few bytes (where a small document's last string ends): the eight bytes
+                    // that end the document, shifted so that the first is at `offset`. The shift brings zeros in
+                    // at the top, which would read as control characters, so only the bytes still in the
+                    // document count.
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self))
+                    let inDocument: UInt64 = (1 &<< UInt64(remaining &* 8)) &- 1
+                    let special = JSONScanner.specialBytes(in: word &>> UInt64((8 &- remaining) &* 8)) & inDocument
+                    offset &+= special == 0 ? remaining : special.trailingZeroBitCount &>> 3
                 }
-                offset &+= special.trailingZeroBitCount &>> 3
                 break
             }
             guard offset < length else {

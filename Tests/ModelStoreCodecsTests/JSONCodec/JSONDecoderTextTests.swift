@@ -69,6 +69,34 @@ extension JSONCodecTests {
             }
         }
 
+        /// The scanner reads a string's last bytes before the document's end as one word ending there: every tail
+        /// length, with what needs a closer look (an escape, non-ASCII, a control character, bad UTF-8, a missing
+        /// quote) at every place in it, must give Foundation's answer.
+        @Test func stringsEndingInTheDocumentsLastBytes() {
+            let plain = Array("0123456789abcdefghij".utf8)
+            let valid: [[UInt8]] = [[], Array(#"\""#.utf8), Array(#"\u00e9"#.utf8), Array("é".utf8), Array("中".utf8)]
+            let invalid: [[UInt8]] = [[0x09], [0xFF], [0xC3], Array("中".utf8.prefix(2)), Array(#"\"#.utf8)]
+            for length in 0...plain.count {
+                for (isValid, specials) in [(true, valid), (false, invalid)] {
+                    for special in specials {
+                        for place in [0, length / 2, length] {
+                            let content = Array(plain[..<place]) + special + Array(plain[place..<length])
+                            let quoted = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+                            for padding in [0, 1, 7] {
+                                let spaces = [UInt8](repeating: 0x20, count: padding)
+                                let object = Array(#"{"a":1,"b":"#.utf8) + quoted + spaces + [UInt8(ascii: "}")]
+                                expectSameAsFoundation(String.self, quoted + spaces, fast: isValid ? .decodes : .either)
+                                expectSameAsFoundation(Small.self, object, fast: isValid ? .decodes : .either)
+                            }
+                            // Unterminated: the document ends inside the string.
+                            expectSameAsFoundation(String.self, Array(quoted.dropLast()))
+                            expectSameAsFoundation(Small.self, Array(#"{"a":1,"b":"#.utf8) + quoted.dropLast())
+                        }
+                    }
+                }
+            }
+        }
+
         @Test func keysMatchAsStringsDo() {
             // Foundation compares keys as Strings, which follow Unicode canonical equivalence: the Kelvin sign is K.
             expectSameAsFoundation(K.self, json: "{\"\u{212A}\":5}", fast: .decodes)
