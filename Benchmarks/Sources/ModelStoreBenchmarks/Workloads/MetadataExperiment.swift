@@ -13,105 +13,158 @@ struct ETagMetadata: Codable, Sendable {
 /// default LevelDB settings, no object cache.
 ///
 /// Each round writes `records` profiles without metadata into one database and `records` with
-/// metadata into another (alternating which goes first), then reads them back in key order.
-/// Each cell is the median over `rounds` rounds, in CPU ns per operation.
+/// metadata into another, then reads them back in key order. The operations are compared in
+/// *pairs of blocks* of ``metadataBlockSize`` keys: the same keys through both operations, one
+/// right after the other (alternating which goes first), so each pair runs at the same machine
+/// speed; on a shared machine whose speed drifts by 2x within seconds, a ratio of two cells
+/// measured seconds apart mostly measures the drift. A ratio is the median over every pair of
+/// every round, with its quartiles; a time is the median of the rounds' mean CPU ns per
+/// operation.
 func runMetadataExperiment(records: Int, rounds: Int, directory: String) throws -> String {
     let corpus = ProfileCorpus(count: records)
     let metadata = ETagMetadata(
         etag: "\"33a64df551425fcc55e4d42a148795d9f25f89d4\"", lastModified: "Tue, 24 Nov 2026 10:00:00 GMT")
-    var samples: [String: [Double]] = [:]
+    var samples = MetadataSamples()
     for round in 0..<rounds {
         let plain = try openMetadataStore(directory, "plain-\(round)")
         let tagged = try openMetadataStore(directory, "tagged-\(round)")
-        let putPlain = {
-            try nanosecondsPerOperation(records) { try plain.set(corpus.profile($0), forKey: ProfileCorpus.key($0)) }
+        try samples.pair("put with metadata", over: "put", records: records, round: round) { range in
+            for number in range { try tagged.set(corpus.profile(number), forKey: ProfileCorpus.key(number), metadata: metadata) }
+        } baseline: { range in
+            for number in range { try plain.set(corpus.profile(number), forKey: ProfileCorpus.key(number)) }
         }
-        let putTagged = {
-            try nanosecondsPerOperation(records) {
-                try tagged.set(corpus.profile($0), forKey: ProfileCorpus.key($0), metadata: metadata)
-            }
+        try samples.pair("get with metadata", over: "get", records: records, round: round) { range in
+            for number in range { blackHole(try tagged.object(Profile.self, forKey: ProfileCorpus.key(number))) }
+        } baseline: { range in
+            for number in range { blackHole(try plain.object(Profile.self, forKey: ProfileCorpus.key(number))) }
         }
-        if round.isMultiple(of: 2) {
-            samples["put", default: []].append(try putPlain())
-            samples["put with metadata", default: []].append(try putTagged())
-        } else {
-            samples["put with metadata", default: []].append(try putTagged())
-            samples["put", default: []].append(try putPlain())
+        // Inverted: the ratio is entry's time over metadata's, the "x faster" of the target.
+        try samples.pair("entry(_:forKey:)", over: "metadata(_:forKey:)", records: records, round: round) { range in
+            for number in range { blackHole(try tagged.entry(Profile.self, forKey: ProfileCorpus.key(number))) }
+        } baseline: { range in
+            for number in range { blackHole(try tagged.metadata(ETagMetadata.self, forKey: ProfileCorpus.key(number))) }
         }
-        samples["get", default: []].append(try nanosecondsPerOperation(records) {
-            blackHole(try plain.object(Profile.self, forKey: ProfileCorpus.key($0)))
-        })
-        samples["get with metadata", default: []].append(try nanosecondsPerOperation(records) {
-            blackHole(try tagged.object(Profile.self, forKey: ProfileCorpus.key($0)))
-        })
-        samples["entry(_:forKey:)", default: []].append(try nanosecondsPerOperation(records) {
-            blackHole(try tagged.entry(Profile.self, forKey: ProfileCorpus.key($0)))
-        })
-        samples["metadata(_:forKey:)", default: []].append(try nanosecondsPerOperation(records) {
-            blackHole(try tagged.metadata(ETagMetadata.self, forKey: ProfileCorpus.key($0)))
-        })
         // One LevelDB get and a header parse, nothing decoded: the floor under any keyed read,
         // so entry ÷ this is the most metadata(_:forKey:) could ever be faster than entry.
-        samples["contains(_:)", default: []].append(try nanosecondsPerOperation(records) {
-            blackHole(try tagged.contains(ProfileCorpus.key($0)))
-        })
+        try samples.pair("entry, again", over: "contains(_:)", records: records, round: round) { range in
+            for number in range { blackHole(try tagged.entry(Profile.self, forKey: ProfileCorpus.key(number))) }
+        } baseline: { range in
+            for number in range { blackHole(try tagged.contains(ProfileCorpus.key(number))) }
+        }
         // The codec alone, as the store calls it: what the metadata's share of a put is made of.
         let codec: any ModelCodec = JSONModelCodec()
         var buffer: [UInt8] = []
-        samples["encode profile", default: []].append(try nanosecondsPerOperation(records) {
+        try samples.time("encode profile", records) {
             buffer.removeAll(keepingCapacity: true)
             try codec.encode(corpus.profile($0), appendingTo: &buffer)
-        })
+        }
         let boxed: any Codable & Sendable = metadata
-        samples["encode metadata", default: []].append(try nanosecondsPerOperation(records) { _ in
+        try samples.time("encode metadata", records) { _ in
             buffer.removeAll(keepingCapacity: true)
             try codec.encode(boxed, appendingTo: &buffer)
-        })
+        }
         let encodedMetadata = try codec.encode(metadata)
-        samples["decode metadata", default: []].append(try nanosecondsPerOperation(records) { _ in
+        try samples.time("decode metadata", records) { _ in
             try encodedMetadata.withUnsafeBytes { blackHole(try codec.decode(ETagMetadata.self, fromBytes: $0)) }
-        })
+        }
         // The same with the binary codec: what small documents cost without JSON's text.
         let binary: any ModelCodec = BinaryModelCodec()
-        samples["encode metadata (binary)", default: []].append(try nanosecondsPerOperation(records) { _ in
+        try samples.time("encode metadata (binary)", records) { _ in
             buffer.removeAll(keepingCapacity: true)
             try binary.encode(boxed, appendingTo: &buffer)
-        })
+        }
         let binaryMetadata = try binary.encode(metadata)
-        samples["decode metadata (binary)", default: []].append(try nanosecondsPerOperation(records) { _ in
+        try samples.time("decode metadata (binary)", records) { _ in
             try binaryMetadata.withUnsafeBytes { blackHole(try binary.decode(ETagMetadata.self, fromBytes: $0)) }
-        })
+        }
         try plain.close()
         try tagged.close()
         try? FileManager.default.removeItem(atPath: directory)
     }
-    func cell(_ name: String) -> Double { median(samples[name] ?? []) ?? 0 }
-    func ratio(_ a: String, _ b: String) -> String { String(format: "%.2fx", cell(a) / cell(b)) }
     let rows: [(String, String)] = [
-        ("put", ""), ("put with metadata", ratio("put with metadata", "put") + " of put (target ≤ 1.10x)"),
-        ("get", ""), ("get with metadata", ratio("get with metadata", "get") + " of get (target ≤ 1.10x)"),
+        ("put", ""), ("put with metadata", samples.ratio("put with metadata", "of put (target ≤ 1.10x)")),
+        ("get", ""), ("get with metadata", samples.ratio("get with metadata", "of get (target ≤ 1.10x)")),
         ("entry(_:forKey:)", ""), ("encode profile", "codec alone"), ("encode metadata", "codec alone"),
         ("decode metadata", "codec alone"), ("encode metadata (binary)", "codec alone"),
         ("decode metadata (binary)", "codec alone"),
-        ("metadata(_:forKey:)",
-         ratio("entry(_:forKey:)", "metadata(_:forKey:)") + " faster than entry (target ≥ 3x)"),
+        ("metadata(_:forKey:)", samples.ratio("entry(_:forKey:)", "faster than entry (target ≥ 3x)")),
         ("contains(_:)",
-         "one LevelDB get, no decoding: entry is " + ratio("entry(_:forKey:)", "contains(_:)")
-            + " of it, the most any keyed read could be faster than entry"),
+         "one LevelDB get, no decoding: entry is " + samples.ratio("entry, again", "of it")
+            + ", the most any keyed read could be faster than entry"),
     ]
     var lines = [
         "### Metadata, CPU ns per operation",
         "",
         "\(records) records of the benchmark's profile (JSON), metadata an ETag and a Last-Modified "
-            + "date; median of \(rounds) rounds.",
+            + "date; median of \(rounds) rounds. Ratios: median [quartiles] of paired blocks of "
+            + "\(metadataBlockSize) operations on the same keys, run back to back.",
         "",
         "| Operation | ns/op | |",
         "|---|---:|---|",
     ]
     for (name, note) in rows {
-        lines.append("| \(name) | " + String(format: "%.0f", cell(name)) + " | \(note) |")
+        lines.append("| \(name) | " + String(format: "%.0f", samples.nanoseconds(name)) + " | \(note) |")
     }
     return lines.joined(separator: "\n")
+}
+
+/// How many operations each block of a pair runs: long enough for the clock (about 0.1–3 ms),
+/// short enough that the machine's speed does not change within a pair.
+let metadataBlockSize = 250
+
+/// The experiment's measurements: each operation's mean CPU ns per round, and each compared
+/// pair's ratios, block by block.
+private struct MetadataSamples {
+    private var nanosecondsPerRound: [String: [Double]] = [:]
+    private var ratios: [String: [Double]] = [:]
+
+    /// Runs `measured` and `baseline` over the same blocks of keys, back to back, and records
+    /// the ratio of their times per block and their mean times for the round.
+    mutating func pair(
+        _ measuredName: String, over baselineName: String, records: Int, round: Int,
+        _ measured: (Range<Int>) throws -> Void, baseline: (Range<Int>) throws -> Void
+    ) throws {
+        var measuredTotal: UInt64 = 0
+        var baselineTotal: UInt64 = 0
+        for (block, start) in stride(from: 0, to: records, by: metadataBlockSize).enumerated() {
+            let range = start..<min(start + metadataBlockSize, records)
+            let measuredFirst = (block + round).isMultiple(of: 2)
+            var measuredTime: UInt64 = 0
+            var baselineTime: UInt64 = 0
+            for step in 0..<2 {
+                let runsMeasured = (step == 0) == measuredFirst
+                let begin = processCPUNanoseconds()
+                try runsMeasured ? measured(range) : baseline(range)
+                let elapsed = processCPUNanoseconds() - begin
+                if runsMeasured { measuredTime = elapsed } else { baselineTime = elapsed }
+            }
+            measuredTotal += measuredTime
+            baselineTotal += baselineTime
+            if baselineTime > 0 { ratios[measuredName, default: []].append(Double(measuredTime) / Double(baselineTime)) }
+        }
+        nanosecondsPerRound[measuredName, default: []].append(Double(measuredTotal) / Double(records))
+        nanosecondsPerRound[baselineName, default: []].append(Double(baselineTotal) / Double(records))
+    }
+
+    /// Records the mean CPU ns per call of `body` over `count` calls.
+    mutating func time(_ name: String, _ count: Int, _ body: (Int) throws -> Void) rethrows {
+        let start = processCPUNanoseconds()
+        for number in 0..<count { try body(number) }
+        nanosecondsPerRound[name, default: []].append(Double(processCPUNanoseconds() - start) / Double(count))
+    }
+
+    /// The median over rounds of `name`'s mean time.
+    func nanoseconds(_ name: String) -> Double {
+        median(nanosecondsPerRound[name] ?? []) ?? 0
+    }
+
+    /// `name`'s paired ratio as "1.07x [1.02–1.12] `note`": median and quartiles over all blocks.
+    func ratio(_ name: String, _ note: String) -> String {
+        let sorted = (ratios[name] ?? []).sorted()
+        guard !sorted.isEmpty else { return "n/a" }
+        func quantile(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int(q * Double(sorted.count - 1) + 0.5))] }
+        return String(format: "%.2fx [%.2f–%.2f] ", quantile(0.5), quantile(0.25), quantile(0.75)) + note
+    }
 }
 
 private func openMetadataStore(_ directory: String, _ name: String) throws -> ModelStore {
@@ -122,15 +175,8 @@ private func openMetadataStore(_ directory: String, _ name: String) throws -> Mo
     return try ModelStore(name: name, policy: .never, configuration: configuration)
 }
 
-/// Runs `body` for record numbers `0..<count` and returns the mean CPU nanoseconds per call,
-/// all threads of the process (LevelDB's background compaction included). CPU time, not wall
+/// CPU time of all threads of the process (LevelDB's background compaction included), not wall
 /// time: on a shared machine the wall clock mostly measures the other processes.
-private func nanosecondsPerOperation(_ count: Int, _ body: (Int) throws -> Void) throws -> Double {
-    let start = processCPUNanoseconds()
-    for number in 0..<count { try body(number) }
-    return Double(processCPUNanoseconds() - start) / Double(count)
-}
-
 private func processCPUNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
