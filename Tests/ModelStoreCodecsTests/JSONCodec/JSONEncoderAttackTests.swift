@@ -1,3 +1,4 @@
+import CModelStoreJSON
 import Foundation
 import Testing
 @testable import ModelStoreCodecs
@@ -77,6 +78,42 @@ extension JSONCodecTests {
             }
         }
 
+        /// The scan's answer worked out one byte at a time.
+        static func cleanPrefix(_ bytes: UnsafeRawBufferPointer) -> Int {
+            bytes.firstIndex {
+                $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
+            } ?? bytes.count
+        }
+
+        /// Each length in its own allocation of exactly that many bytes, so that under `scripts/sanitize address`
+        /// a load one byte before or after them is reported (a Swift string's storage has room after its bytes,
+        /// which would hide an over-read).
+        @Test func theScanReadsOnlyItsOwnBytesAndFindsTheFirstToEscape() {
+            #expect(modelstore_json_clean_prefix(nil, 0) == 0)
+            var random = SeededGenerator(seed: 0x5EED_3000)
+            let flags: [UInt8] = [0x00, 0x1F, 0x22, 0x2F, 0x5C, 0x0A]
+            let clean: [UInt8] = [0x20, 0x21, 0x23, 0x2E, 0x30, 0x5B, 0x5D, 0x7F, 0x80, 0xA2, 0xAF, 0xDC, 0xFF]
+            for length in 1...100 {
+                let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 1)
+                defer { bytes.deallocate() }
+                for position in -1..<length {
+                    for _ in 0..<3 {
+                        for index in 0..<length { bytes[index] = clean.randomElement(using: &random)! }
+                        if position >= 0 { bytes[position] = flags.randomElement(using: &random)! }
+                        // A second flag after the first must not change the answer.
+                        if position >= 0, position + 1 < length, Bool.random(using: &random) {
+                            bytes[Int.random(in: (position + 1)..<length, using: &random)] = 0x01
+                        }
+                        let start = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                        #expect(
+                            modelstore_json_clean_prefix(start, length)
+                                == Self.cleanPrefix(UnsafeRawBufferPointer(bytes)),
+                            "length \(length), flag at \(position)")
+                    }
+                }
+            }
+        }
+
         /// A model with two keys that are one key to Swift (canonically equivalent) but not the same bytes.
         struct EquivalentKeys: Encodable {
             let first: String
@@ -150,6 +187,7 @@ extension JSONCodecTests {
         }
 
         /// Failures counted across threads.
+        // Unchecked: its one counter is only touched under the lock.
         final class FailureCount: @unchecked Sendable {
             private let lock = NSLock()
             private var count = 0

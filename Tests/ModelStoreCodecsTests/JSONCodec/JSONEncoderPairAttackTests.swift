@@ -65,6 +65,7 @@ extension JSONCodecTests {
         enum Keys: String, CodingKey { case a, b }
 
         /// Where a model leaves its encoder and container for another model (or the test) to use later.
+        // Unchecked: each test uses its keeper on one thread only (the encodes it runs are synchronous).
         final class Kept: @unchecked Sendable {
             var encoder: (any Encoder)?
             var container: KeyedEncodingContainer<Keys>?
@@ -156,7 +157,9 @@ extension JSONCodecTests {
         }
 
         @Test func aFirstValueLeftToFoundationWithASecondThatThrowsOrNestsTooDeep() {
-            let giveUps: [any Encodable] = [StateReuse.DuplicateKey(), UsesSuperEncoder(), [Double.nan], EncodesNothing()]
+            let giveUps: [any Encodable] = [
+                StateReuse.DuplicateKey(), UsesSuperEncoder(), [Double.nan], EncodesNothing(),
+            ]
             let seconds: [any Encodable] = [
                 EncoderEngine.Failing(), Nesting.NestedArrays(depth: 600), Nesting.Wrapper(depth: 600),
                 Nesting.Chain.deep(6_000), Nesting.NestedArrays(depth: 511), EncodesNothing(), Profile.sample,
