@@ -32,7 +32,9 @@ public protocol ModelCodec: Sendable {
     func encode<Value: Encodable>(_ value: Value, appendingTo buffer: inout [UInt8]) throws
 
     /// Encodes two values, one after the other, by appending their bytes to `buffer`, and returns
-    /// where the second one's bytes start.
+    /// where the second one's bytes start: an index into the whole `buffer`, not counted from
+    /// where this call began appending. A store refuses a write whose codec returns an index
+    /// outside the bytes it appended, with `ModelStoreError.encodingFailed`.
     ///
     /// ModelStore calls this for a record with metadata (`first`) beside its model (`second`),
     /// so that a codec can encode both in one run instead of paying its fixed cost per call twice.
@@ -70,15 +72,16 @@ extension ModelCodec {
         _ first: First, then second: Second, appendingTo buffer: inout [UInt8]
     ) throws -> Int {
         let start = buffer.count
-        try encode(first, appendingTo: &buffer)
-        let middle = buffer.count
         do {
+            try encode(first, appendingTo: &buffer)
+            let middle = buffer.count
             try encode(second, appendingTo: &buffer)
+            return middle
         } catch {
-            buffer.removeSubrange(start...)
+            // Either call: a codec's own `encode(_:appendingTo:)` may throw after appending part of a value.
+            if buffer.count > start { buffer.removeSubrange(start...) }
             throw error
         }
-        return middle
     }
 
     /// Copies the bytes into a `Data` and decodes through ``decode(_:from:)``.

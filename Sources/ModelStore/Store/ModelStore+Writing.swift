@@ -134,6 +134,14 @@ extension ModelStore {
             throw ModelStoreError.encodingFailed(
                 key: key, type: String(describing: Value.self), message: describeCodingError(error))
         }
+        // A codec of the user's own may implement the pair itself: a middle outside the bytes it appended (one
+        // counted from its own start, say) would crash the length's encoding or store a damaged section.
+        guard payloadStart >= lengthAt + 2, payloadStart <= buffer.count else {
+            throw ModelStoreError.encodingFailed(
+                key: key, type: String(describing: Value.self),
+                message: "\(type(of: codec)).encode(_:then:appendingTo:) returned \(payloadStart) as where the "
+                    + "model starts, outside the bytes it appended (\(lengthAt + 2)...\(buffer.count))")
+        }
         return payloadStart + RecordHeader.finishMetadataSection(lengthAt: lengthAt, end: payloadStart, in: &buffer)
     }
 
