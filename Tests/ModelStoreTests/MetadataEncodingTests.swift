@@ -78,6 +78,52 @@ struct MetadataEncodingTests {
         }
     }
 
+    @Test("Metadata of a concrete type (the generic setters) writes the same record as the same value boxed")
+    func concreteAndBoxedMetadataWriteTheSameRecord() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let users = store.collection("users", policy: .highest)
+        let info = MetadataTests.info
+        let boxed: (any Codable & Sendable)? = info
+        try store.set(User.sample(), forKey: "concrete", metadata: info)
+        try store.set(User.sample(), forKey: "boxed", metadata: boxed)
+        try store.set(User.sample(), forKey: "concrete-60", expiresAfter: 60, metadata: info)
+        try store.set(User.sample(), forKey: "boxed-60", expiresAfter: 60, metadata: boxed)
+        try users.set(User.sample(), forKey: "concrete", metadata: info)
+        try users.set(User.sample(), forKey: "boxed", metadata: boxed)
+        try users.set(User.sample(), forKey: "concrete-60", expiresAfter: 60, metadata: info)
+        try users.set(User.sample(), forKey: "boxed-60", expiresAfter: 60, metadata: boxed)
+        try store.write { batch in
+            try batch.set(User.sample(), forKey: "batch-concrete", metadata: info)
+            try batch.set(User.sample(), forKey: "batch-boxed", metadata: boxed)
+            try batch.set(User.sample(), forKey: "batch-concrete-60", expiresAfter: 60, metadata: info)
+            try batch.set(User.sample(), forKey: "batch-boxed-60", expiresAfter: 60, metadata: boxed)
+            try batch.set(User.sample(), forKey: "in-concrete", in: "users", metadata: info)
+            try batch.set(User.sample(), forKey: "in-boxed", in: "users", metadata: boxed)
+            try batch.set(User.sample(), forKey: "in-collection-concrete", in: users, metadata: info)
+            try batch.set(User.sample(), forKey: "in-collection-boxed", in: users, metadata: boxed)
+        }
+        for (concrete, boxed) in [("concrete", "boxed"), ("concrete-60", "boxed-60"), ("batch-concrete", "batch-boxed"),
+                                  ("batch-concrete-60", "batch-boxed-60")] {
+            // The checksum covers the key, so it is left out.
+            func unsealed(_ key: String) throws -> [UInt8] {
+                var record = try #require(try rawRecord(store, key))
+                record.replaceSubrange(RecordHeader.checksumOffset..<(RecordHeader.checksumOffset + 4), with: [0, 0, 0, 0])
+                return record
+            }
+            #expect(try unsealed(concrete) == unsealed(boxed))
+        }
+        for (concrete, boxed) in [("concrete", "boxed"), ("concrete-60", "boxed-60"), ("in-concrete", "in-boxed"),
+                                  ("in-collection-concrete", "in-collection-boxed")] {
+            #expect(try users.metadata(MetadataTests.HTTPInfo.self, forKey: concrete) == info)
+            #expect(try users.entry(User.self, forKey: concrete)?.expiresAt == users.entry(User.self, forKey: boxed)?.expiresAt)
+        }
+        // nil still means no metadata, through the boxed setters.
+        try store.set(User.sample(), forKey: "none", metadata: nil)
+        #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: "none") == nil)
+        #expect(try MetadataTests.header(store, "none").metadataCodec == nil)
+    }
+
     @Test("A record with metadata and tags, where the tag section sits between them, still reads back")
     func metadataWithTags() throws {
         let store = try Fixture().open()

@@ -268,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:541
-    func readmeLine541() throws {
-#sourceLocation(file: "README.md", line: 542)
+    /// README.md:544
+    func readmeLine544() throws {
+#sourceLocation(file: "README.md", line: 545)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:811 is not compiled: Package.swift excerpt
+// README.md:814 is not compiled: Package.swift excerpt
 
-// README.md:824 is not compiled: needs the Hummingbird trait
+// README.md:827 is not compiled: needs the Hummingbird trait
 
-// README.md:870 is not compiled: Package.swift excerpt
+// README.md:873 is not compiled: Package.swift excerpt
 
-// README.md:877 is not compiled: needs the Vapor trait
+// README.md:880 is not compiled: needs the Vapor trait

@@ -8,7 +8,7 @@ extension ModelStore.Collection {
     /// try users.set(user, forKey: "42", metadata: HTTPInfo(etag: "\"abc\""))
     /// ```
     ///
-    /// - Throws: As ``ModelStore/set(_:forKey:metadata:)``; ``ModelStoreError/invalidName(name:reason:)``.
+    /// - Throws: As ``ModelStore/set(_:forKey:metadata:)-5j4wr``; ``ModelStoreError/invalidName(name:reason:)``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, metadata: (any Codable & Sendable)?
     ) throws {
@@ -18,7 +18,7 @@ extension ModelStore.Collection {
     /// Stores `value` under `key` in this collection with `metadata` beside it and a lifetime
     /// of its own, which wins over the collection's and the store's policy.
     ///
-    /// - Throws: As ``ModelStore/set(_:forKey:expiresAfter:metadata:)``.
+    /// - Throws: As ``ModelStore/set(_:forKey:expiresAfter:metadata:)-44ybp``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval, metadata: (any Codable & Sendable)?
     ) throws {

@@ -176,7 +176,8 @@ struct ChunkedImporter {
             return .cancelled
         }
         try store.addRecord(
-            model, forKey: key, lifetime: lifetime, to: batch, buffer: &recordBuffer, space: space)
+            model, forKey: key, lifetime: lifetime, with: NoMetadata(), to: batch, buffer: &recordBuffer,
+            space: space)
         keys.append(key)
         return batch.count >= batchSize || batch.byteCount >= 64 << 20 ? .full : .added
     }

@@ -29,7 +29,7 @@ extension ModelStore {
     /// ```
     ///
     /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for a lifetime that is not positive
-    ///   and finite; otherwise as ``set(_:forKey:metadata:)``.
+    ///   and finite; otherwise as ``set(_:forKey:metadata:)-5j4wr``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval, metadata: (any Codable & Sendable)?
     ) throws {
@@ -52,7 +52,7 @@ extension ModelStore.WriteBatch {
 
     /// Adds storing `value` under `key` with `metadata` beside it and a lifetime of its own.
     ///
-    /// - Throws: As ``set(_:forKey:expiresAfter:)`` and ``set(_:forKey:metadata:)``.
+    /// - Throws: As ``set(_:forKey:expiresAfter:)`` and ``set(_:forKey:metadata:)-152lu``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval, metadata: (any Codable & Sendable)?
     ) throws {
@@ -71,7 +71,7 @@ extension ModelStore.WriteBatch {
     /// }
     /// ```
     ///
-    /// - Throws: As ``set(_:forKey:in:)-(_,_,String)`` and ``set(_:forKey:metadata:)``.
+    /// - Throws: As ``set(_:forKey:in:)-(_,_,String)`` and ``set(_:forKey:metadata:)-152lu``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, in collection: String, metadata: (any Codable & Sendable)?
     ) throws {
@@ -81,7 +81,7 @@ extension ModelStore.WriteBatch {
     /// Adds storing `value` under `key` in `collection` with `metadata` beside it, with the
     /// collection's policy stamped on the record.
     ///
-    /// - Throws: As ``set(_:forKey:in:)-(_,_,ModelStore.Collection)`` and ``set(_:forKey:metadata:)``.
+    /// - Throws: As ``set(_:forKey:in:)-(_,_,ModelStore.Collection)`` and ``set(_:forKey:metadata:)-152lu``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, in collection: ModelStore.Collection, metadata: (any Codable & Sendable)?
     ) throws {

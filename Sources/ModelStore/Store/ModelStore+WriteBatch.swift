@@ -119,8 +119,20 @@ extension ModelStore {
             _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
             space: KeySpace = .default
         ) throws {
+            // Opened once, here: below, the metadata is of its own type.
+            if let metadata {
+                try add(value, forKey: key, lifetime: lifetime, with: metadata, space: space)
+            } else {
+                try add(value, forKey: key, lifetime: lifetime, with: NoMetadata(), space: space)
+            }
+        }
+
+        /// ``add(_:forKey:lifetime:metadata:space:)`` with metadata of its own type (``NoMetadata``: none).
+        func add<Value: Encodable, Metadata: Encodable>(
+            _ value: Value, forKey key: String, lifetime: TimeInterval?, with metadata: Metadata, space: KeySpace
+        ) throws {
             try store.addRecord(
-                value, forKey: key, lifetime: lifetime, metadata: metadata, to: batch, buffer: &recordBuffer,
+                value, forKey: key, lifetime: lifetime, with: metadata, to: batch, buffer: &recordBuffer,
                 space: space)
             note(key, .set, space)
         }

@@ -37,11 +37,23 @@ extension ModelStore {
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
         space: KeySpace = .default
     ) throws {
+        // Opened once, here: below, the metadata is of its own type (see `appendMetadataSection`).
+        if let metadata {
+            try store(value, forKey: key, lifetime: lifetime, with: metadata, space: space)
+        } else {
+            try store(value, forKey: key, lifetime: lifetime, with: NoMetadata(), space: space)
+        }
+    }
+
+    /// ``store(_:forKey:lifetime:metadata:space:)`` with metadata of its own type (``NoMetadata``: none).
+    func store<Value: Encodable, Metadata: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, with metadata: Metadata, space: KeySpace
+    ) throws {
         let database = try openDatabase()
         // Encoded outside any lock, into the thread's reusable buffer; this also validates the key.
         let record = RecordBuffer.take()
         defer { RecordBuffer.putBack(record) }
-        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &record.bytes)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, with: metadata, space: space, into: &record.bytes)
         let sync = configuration.syncWrites
         defer { database.invalidate(key, in: space) }
         try space.withPhysicalKey(key) { keyBytes in
@@ -56,11 +68,11 @@ extension ModelStore {
 
     /// Encodes a record into `buffer` and adds it to `batch` under `key`: the step write
     /// batches and imports share. The key is validated once, by the encoding.
-    func addRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
+    func addRecord<Value: Encodable, Metadata: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, with metadata: Metadata,
         to batch: LevelDBWriteBatch, buffer: inout [UInt8], space: KeySpace = .default
     ) throws {
-        try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space, into: &buffer)
+        try encodeRecord(value, forKey: key, lifetime: lifetime, with: metadata, space: space, into: &buffer)
         try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
         }
@@ -71,7 +83,21 @@ extension ModelStore {
     /// reuse one buffer for all their records (LevelDB copies each record into the batch),
     /// which saves an allocation per record.
     func encodeRecord<Value: Encodable>(
-        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)? = nil,
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
+        tags: [String], space: KeySpace, into buffer: inout [UInt8]
+    ) throws {
+        if let metadata {
+            try encodeRecord(value, forKey: key, lifetime: lifetime, with: metadata, tags: tags, space: space, into: &buffer)
+        } else {
+            try encodeRecord(
+                value, forKey: key, lifetime: lifetime, with: NoMetadata(), tags: tags, space: space, into: &buffer)
+        }
+    }
+
+    /// ``encodeRecord(_:forKey:lifetime:metadata:tags:space:into:)`` with metadata of its own
+    /// type (``NoMetadata``: none).
+    func encodeRecord<Value: Encodable, Metadata: Encodable>(
+        _ value: Value, forKey key: String, lifetime: TimeInterval?, with metadata: Metadata,
         tags: [String] = [], space: KeySpace = .default, into buffer: inout [UInt8]
     ) throws {
         try Self.validate(key: key)
@@ -80,12 +106,15 @@ extension ModelStore {
         let header = RecordHeader(
             storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
-        header.writeVersionTwo(to: &buffer, hasMetadata: metadata != nil, hasTags: !tags.isEmpty)
+        // A metatype compare, not an optional: generic code that holds a `Metadata?` looks up
+        // `Optional<Metadata>`'s type metadata at run time on every call.
+        let hasMetadata = Metadata.self != NoMetadata.self
+        header.writeVersionTwo(to: &buffer, hasMetadata: hasMetadata, hasTags: !tags.isEmpty)
         let payloadStart: Int
-        if let metadata, tags.isEmpty {
+        if hasMetadata, tags.isEmpty {
             payloadStart = try appendMetadataAndModel(metadata, value, forKey: key, codec: codec, to: &buffer)
         } else {
-            if let metadata {
+            if hasMetadata {
                 do {
                     try RecordHeader.appendMetadataSection(encoding: metadata, with: codec, to: &buffer)
                 } catch {

@@ -21,7 +21,7 @@ extension ModelStore {
     ///   - metadata: Metadata to keep beside the model; nil: none.
     ///   - tags: 1 to 1,024 UTF-8 bytes each; repeats are stored once; compared by bytes.
     /// - Throws: ``ModelStoreError/invalidTag(tag:reason:)`` before anything is written; otherwise
-    ///   as ``set(_:forKey:expiresAfter:metadata:)``.
+    ///   as ``set(_:forKey:expiresAfter:metadata:)-44ybp``.
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil,
         metadata: (any Codable & Sendable)? = nil, tags: [String]

@@ -1,0 +1,6 @@
+/// The metadata of a record written without metadata, for the write path's functions that are
+/// generic over the metadata's type (which compare `Metadata.self` with it): encodes nothing and
+/// is never stored.
+struct NoMetadata: Encodable {
+    func encode(to encoder: any Encoder) throws {}
+}
