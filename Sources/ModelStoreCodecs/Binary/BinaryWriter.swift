@@ -13,58 +13,37 @@ import Foundation
 /// It is a struct for speed but owns its memory, so exactly one copy may be used, and that copy must call
 /// ``deallocate()`` or ``takeData()`` once; ``BinaryEncodingState`` is that single owner.
 struct BinaryWriter {
-    /// The written bytes start here; position 0 is the payload's first byte (its format version).
-    private var base: UnsafeMutableRawPointer
-    private var capacity: Int
+    /// The written bytes; position 0 is the payload's first byte (its format version).
+    private var block = ByteBlock()
     /// How many bytes have been written.
     private(set) var count = 0
 
-    /// The first block's size: typical records fit, larger ones grow it geometrically.
-    static let initialCapacity = 512
-
-    /// The largest block a writer keeps for its next payload; a larger one is swapped for a small one, so that a
-    /// reused writer does not hold on to the memory of one unusually large record.
-    static let maximumKeptCapacity = 64 * 1024
-
-    init() {
-        capacity = BinaryWriter.initialCapacity
-        base = BinaryWriter.allocate(capacity)
-    }
+    /// Where the written bytes start.
+    private var base: UnsafeMutableRawPointer { block.base }
 
     /// Empties the writer for the next payload, keeping its block unless the block was handed on by
-    /// ``takeData()`` (`blockWasTaken`) or grew past ``maximumKeptCapacity``.
+    /// ``takeData()`` (`blockWasTaken`) or grew past ``ByteBlock/maximumKeptCapacity``.
     mutating func startOver(blockWasTaken: Bool) {
         count = 0
-        if blockWasTaken || capacity > BinaryWriter.maximumKeptCapacity {
-            if !blockWasTaken {
-                free(base)
-            }
-            capacity = BinaryWriter.initialCapacity
-            base = BinaryWriter.allocate(capacity)
-        }
-    }
-
-    private static func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
-        guard let block = malloc(byteCount) else { fatalError("BinaryModelCodec: out of memory") }
-        return block
+        block.prepareForReuse(wasTaken: blockWasTaken)
     }
 
     /// Frees the memory; the writer must not be used afterwards.
     func deallocate() {
-        free(base)
+        block.deallocate()
     }
 
     /// Copies the written bytes to the end of `buffer`, in one append.
     func append(to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
+        buffer.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
     }
 
     /// The written bytes as a `Data` that takes over the memory, so nothing is copied; the writer must not be used
     /// (nor deallocated) afterwards.
     func takeData() -> Data {
         // Shrinking in place is cheap and keeps a long-lived Data from holding on to the unused part of the block.
-        let block = count < capacity / 2 ? (realloc(base, Swift.max(count, 1)) ?? base) : base
-        return Data(bytesNoCopy: block, count: count, deallocator: .free)
+        let taken = count < block.capacity / 2 ? (realloc(base, Swift.max(count, 1)) ?? base) : base
+        return Data(bytesNoCopy: taken, count: count, deallocator: .free)
     }
 
     /// The byte at `position`, which must be less than ``count``.
@@ -84,22 +63,7 @@ struct BinaryWriter {
     /// Makes sure `length` more bytes fit.
     @inline(__always)
     private mutating func reserve(_ length: Int) {
-        if _slowPath(capacity &- count < length) {
-            grow(toFit: length)
-        }
-    }
-
-    @inline(never)
-    private mutating func grow(toFit length: Int) {
-        let (needed, overflow) = count.addingReportingOverflow(length)
-        precondition(!overflow, "BinaryModelCodec: payload too large")
-        var newCapacity = capacity
-        while newCapacity < needed {
-            newCapacity = newCapacity <= Int.max / 2 ? newCapacity * 2 : needed
-        }
-        guard let block = realloc(base, newCapacity) else { fatalError("BinaryModelCodec: out of memory") }
-        base = block
-        capacity = newCapacity
+        block.reserve(length, after: count)
     }
 
     // Stores below go to `base + count`, after `reserve` made room; raw stores need no alignment.

@@ -4,51 +4,30 @@ import Foundation
 /// The output of one ``JSONFastEncoder`` run: a growable block of memory that it owns, with the byte-level writes
 /// the encoder needs (punctuation, literals, digits, quoted and escaped strings).
 ///
-/// A plain `malloc` block rather than an `[UInt8]`, as in ``BinaryWriter``: every `Array.append` pays for a
-/// uniqueness and a capacity check, and a small document such as a record's metadata (two keys, two strings) makes
-/// a dozen of them; a write here is one capacity compare and a store. The finished document is copied once into the
-/// caller's buffer.
+/// Its memory is a ``ByteBlock``, as ``BinaryWriter``'s is: a small document such as a record's metadata (two keys,
+/// two strings) made a dozen `Array.append`s, each with its uniqueness check. The finished document is copied once
+/// into the caller's buffer.
 ///
 /// It is a struct for speed but owns its memory, so exactly one copy may be used, and that copy must call
 /// ``deallocate()`` once; ``JSONEncodingState`` is that single owner.
 struct JSONByteWriter {
-    private var base: UnsafeMutableRawPointer
-    private var capacity: Int
+    private var block = ByteBlock()
     /// How many bytes have been written.
     private(set) var count = 0
 
-    /// The first block's size: typical records fit, larger ones grow it geometrically.
-    static let initialCapacity = 512
-
-    /// The largest block kept for the next document; a larger one is swapped for a small one, so that a reused
-    /// writer does not hold on to the memory of one unusually large record.
-    static let maximumKeptCapacity = 64 * 1024
-
-    init() {
-        capacity = JSONByteWriter.initialCapacity
-        base = JSONByteWriter.allocate(capacity)
-    }
-
-    private static func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
-        guard let block = malloc(byteCount) else { fatalError("JSONModelCodec: out of memory") }
-        // Bytes, so that the block can be handed to Array as `UInt8`s; raw stores of bytes stay valid.
-        block.bindMemory(to: UInt8.self, capacity: byteCount)
-        return block
-    }
+    /// Where the written bytes start.
+    private var base: UnsafeMutableRawPointer { block.base }
 
     /// Frees the memory; the writer must not be used afterwards.
     func deallocate() {
-        free(base)
+        block.deallocate()
     }
 
-    /// Empties the writer for the next document, keeping its block unless it grew past ``maximumKeptCapacity``.
+    /// Empties the writer for the next document, keeping its block unless it grew past
+    /// ``ByteBlock/maximumKeptCapacity``.
     mutating func startOver() {
         count = 0
-        if capacity > JSONByteWriter.maximumKeptCapacity {
-            free(base)
-            capacity = JSONByteWriter.initialCapacity
-            base = JSONByteWriter.allocate(capacity)
-        }
+        block.prepareForReuse()
     }
 
     /// Copies the written bytes to the end of `buffer`, in one append.
@@ -62,28 +41,10 @@ struct JSONByteWriter {
         Data(bytes: base, count: count)
     }
 
-    // MARK: - Room
-
     /// Makes sure `length` more bytes fit.
     @inline(__always)
     private mutating func reserve(_ length: Int) {
-        if _slowPath(capacity &- count < length) {
-            grow(toFit: length)
-        }
-    }
-
-    @inline(never)
-    private mutating func grow(toFit length: Int) {
-        let (needed, overflow) = count.addingReportingOverflow(length)
-        precondition(!overflow, "JSONModelCodec: document too large")
-        var newCapacity = capacity
-        while newCapacity < needed {
-            newCapacity = newCapacity <= Int.max / 2 ? newCapacity * 2 : needed
-        }
-        guard let block = realloc(base, newCapacity) else { fatalError("JSONModelCodec: out of memory") }
-        block.bindMemory(to: UInt8.self, capacity: newCapacity)
-        base = block
-        capacity = newCapacity
+        block.reserve(length, after: count)
     }
 
     // MARK: - Bytes
