@@ -118,10 +118,29 @@ struct MetadataEncodingTests {
             #expect(try users.metadata(MetadataTests.HTTPInfo.self, forKey: concrete) == info)
             #expect(try users.entry(User.self, forKey: concrete)?.expiresAt == users.entry(User.self, forKey: boxed)?.expiresAt)
         }
-        // nil still means no metadata, through the boxed setters.
+        // nil still means no metadata: a literal (through the boxed setters) or an optional of the
+        // metadata's type (through the generic ones), which compiles as before, without ambiguity.
+        let noInfo: MetadataTests.HTTPInfo? = nil
+        let someInfo: MetadataTests.HTTPInfo? = info
         try store.set(User.sample(), forKey: "none", metadata: nil)
-        #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: "none") == nil)
-        #expect(try MetadataTests.header(store, "none").metadataCodec == nil)
+        try store.set(User.sample(), forKey: "none-typed", metadata: noInfo)
+        try store.set(User.sample(), forKey: "none-typed-60", expiresAfter: 60, metadata: noInfo)
+        try users.set(User.sample(), forKey: "none-typed", metadata: noInfo)
+        try store.write { batch in
+            try batch.set(User.sample(), forKey: "none-batch", metadata: noInfo)
+            try batch.set(User.sample(), forKey: "none-batch-in", in: "users", metadata: noInfo)
+            try batch.set(User.sample(), forKey: "some-batch", metadata: someInfo)
+        }
+        for key in ["none", "none-typed", "none-typed-60", "none-batch"] {
+            #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: key) == nil)
+            #expect(try MetadataTests.header(store, key).metadataCodec == nil)
+            #expect(try store.object(User.self, forKey: key) == User.sample())
+        }
+        for key in ["none-typed", "none-batch-in"] {
+            #expect(try users.metadata(MetadataTests.HTTPInfo.self, forKey: key) == nil)
+            #expect(try users.object(User.self, forKey: key) == User.sample())
+        }
+        #expect(try store.metadata(MetadataTests.HTTPInfo.self, forKey: "some-batch") == info)
     }
 
     @Test("A record with metadata and tags, where the tag section sits between them, still reads back")
