@@ -58,25 +58,33 @@ final class JSONDecodingState {
     /// the state nor its tape: for a small document (a record's metadata) those allocations were a good part of
     /// the decode.
     ///
-    /// The state stays in its thread's slot while a call uses it, marked by ``isServingCall``: taking it out and
+    /// The state stays in its thread's slot while a call uses it, marked by ``isServingCall``, and the call
+    /// borrows the slot's own reference rather than taking a new one (see ``start()``). Taking the state out and
     /// putting it back (`pthread_setspecific` twice, a retain and a release) cost about 100 instructions of a
-    /// 3,800-instruction metadata decode. A decode nested in a model's `init(from:)` finds the slot's state busy
-    /// and makes its own.
+    /// 3,800-instruction metadata decode, and each retain or release is an atomic operation that costs more time
+    /// than its instructions suggest. A decode nested in a model's `init(from:)` finds the slot's state busy and
+    /// makes its own.
     private static let spare = ThreadSpare<JSONDecodingState>()
 
-    /// The state in the calling thread's slot, if there is one; the slot keeps its reference.
+    /// The address in the calling thread's slot, if it holds a state.
     @inline(__always)
-    private static func stateInSlot() -> JSONDecodingState? {
-        guard let key = spare.key, let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<JSONDecodingState>.fromOpaque(pointer).takeUnretainedValue()
+    private static func slotAddress() -> UnsafeMutableRawPointer? {
+        guard let key = spare.key else { return nil }
+        return pthread_getspecific(key)
     }
 
     /// A state for one decode call: the calling thread's one if it is free, or a new one. The caller hands it the
     /// document with ``read(_:)`` and, whatever happens, passes it to ``end(_:)`` when the call is over.
     static func start() -> JSONDecodingState {
-        if let state = stateInSlot(), !state.isServingCall {
-            state.isServingCall = true
-            return state
+        if let address = slotAddress() {
+            let slot = Unmanaged<JSONDecodingState>.fromOpaque(address)
+            if !slot._withUnsafeGuaranteedRef({ $0.isServingCall }) {
+                // The slot's reference is lent to the call, not copied: the address stays in the slot, so that a
+                // nested call sees the state busy, and ``end(_:)`` hands the reference back (or drops it).
+                let state = slot.takeRetainedValue()
+                state.isServingCall = true
+                return state
+            }
         }
         let state = JSONDecodingState()
         state.isServingCall = true
@@ -101,11 +109,13 @@ final class JSONDecodingState {
         state.isServingCall = false
         // A kept container the model still holds must keep its state alive once the cache no longer does.
         _ = state.keyedContainers.releaseAllIfAnyInUse { $0.retainState() }
-        let isInSlot = stateInSlot() === state
-        guard isReferencedOnlyByCaller(&state, alsoBySlot: isInSlot) else {
+        // A state in the slot was lent by it: `state` holds the slot's reference.
+        let isLent = slotAddress() == Unmanaged.passUnretained(state).toOpaque()
+        guard isKnownUniquelyReferenced(&state) else {
             if state.length > 0 { state.detachFromInput() }
-            // Never again the thread's state: a model can still reach it.
-            if isInSlot { _ = spare.take() }
+            // Never again the thread's state: a model can still reach it. The slot forgets it, and the reference
+            // it lent goes with `state`.
+            if isLent, let key = spare.key { pthread_setspecific(key, nil) }
             return
         }
         state.bytes = JSONDecodingState.noInput
@@ -116,19 +126,14 @@ final class JSONDecodingState {
         if !state.keyIndexes.isEmpty { state.keyIndexes = [:] }
         if !state.byteIndexes.isEmpty { state.byteIndexes = [:] }
         state.missingValues = 0
-        // A new state (the thread had none, or a nested call's) becomes the thread's if the slot is empty.
-        if !isInSlot { spare.putBack(state) }
-    }
-
-    /// Whether nothing but the caller's variable (and the thread's slot, when `alsoBySlot`) refers to `state`.
-    @inline(__always)
-    private static func isReferencedOnlyByCaller(_ state: inout JSONDecodingState, alsoBySlot: Bool) -> Bool {
-        guard alsoBySlot else { return isKnownUniquelyReferenced(&state) }
-        // The slot's reference is set aside for the check; the caller's keeps the state alive meanwhile.
-        let slotReference = Unmanaged.passUnretained(state)
-        slotReference.release()
-        defer { _ = slotReference.retain() }
-        return isKnownUniquelyReferenced(&state)
+        if isLent {
+            // The lent reference goes back to the slot, which still holds the address: one retain here, and the
+            // release of `state` as it goes out of scope, which the optimiser pairs off.
+            _ = Unmanaged.passRetained(state)
+        } else {
+            // A new state (the thread had none, or a nested call's) becomes the thread's if the slot is empty.
+            spare.putBack(state)
+        }
     }
 
     /// Copies the input, for a decoder or container that a model kept after its decode call returned: the caller's

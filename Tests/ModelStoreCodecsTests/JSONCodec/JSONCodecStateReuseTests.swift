@@ -121,6 +121,59 @@ extension JSONCodecTests {
             #expect(try container.decode(String.self, forKey: Containers.AnyKey("name")) == "kept")
         }
 
+        /// A decode call borrows its thread's state, and the thread's slot keeps that state's only lasting
+        /// reference: threads that decode (plain, nested, kept and rejected documents) and then end must each use
+        /// their own state and leave nothing behind (`scripts/sanitize address` checks the second half).
+        @Test func threadsThatComeAndGoEachDecodeWithTheirOwnState() throws {
+            let envelope = Envelope(label: "outer", inner: .sample, trailer: "after")
+            let encoded = try codec.encode(envelope)
+            let failures = Counter()
+            let finished = DispatchGroup()
+            for index in 0..<16 {
+                finished.enter()
+                let thread = Thread {
+                    defer { finished.leave() }
+                    let document = ["name": "thread \(index)", "pad": String(repeating: "p", count: index * 9)]
+                    let kept = (try? codec.encode(["name": "kept \(index)"])).flatMap { try? codec.decode(Keeper.self, from: $0) }
+                    let rejected = (try? Array(#"{"a":1,}"#.utf8).withUnsafeBytes {
+                        try JSONFastDecoder.decode([String: Int].self, from: $0)
+                    }) == nil
+                    guard let encodedDocument = try? codec.encode(document),
+                        (try? codec.decode([String: String].self, from: encodedDocument)) == document,
+                        (try? codec.decode(Envelope.self, from: encoded)) == envelope,
+                        rejected,
+                        let container = try? kept?.decoder.container(keyedBy: Containers.AnyKey.self),
+                        (try? container.decode(String.self, forKey: Containers.AnyKey("name"))) == "kept \(index)"
+                    else {
+                        failures.increment()
+                        return
+                    }
+                }
+                thread.start()
+            }
+            #expect(finished.wait(timeout: .now() + 60) == .success)
+            #expect(failures.value == 0)
+        }
+
+        /// A thread-safe tally for ``threadsThatComeAndGoEachDecodeWithTheirOwnState()``.
+        final class Counter: @unchecked Sendable {
+            // @unchecked: every access holds `lock`.
+            private let lock = NSLock()
+            private var count = 0
+
+            var value: Int {
+                lock.lock()
+                defer { lock.unlock() }
+                return count
+            }
+
+            func increment() {
+                lock.lock()
+                defer { lock.unlock() }
+                count += 1
+            }
+        }
+
         /// Encodes the same key twice: the fast encoder gives up on it and Foundation writes it.
         struct DuplicateKey: Encodable {
             private enum CodingKeys: String, CodingKey {
