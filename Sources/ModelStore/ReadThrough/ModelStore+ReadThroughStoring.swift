@@ -127,25 +127,27 @@ extension ModelStore {
                 metadata: item.metadata)
         }
         let generation = cache?.generation(of: key, in: space) ?? 0
-        let found = try space.withPhysicalKey(key) { keyBytes in
+        // Filled in place, not returned through the engine's closures (see entry(_:forKey:space:)).
+        var entry: Entry<Value>?
+        var header: RecordHeader?
+        try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record -> (Entry<Value>, RecordHeader)? in
-                    guard let record else { return nil }
-                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    let expired = header.isExpired(now: now, timeToLive: timeToLive)
-                    let entry = try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
-                    return (entry, header)
+                try engine.withValue(forKey: keyBytes) { record in
+                    guard let record else { return }
+                    let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
+                    let expired = parsed.isExpired(now: now, timeToLive: timeToLive)
+                    entry = try reader.entry(type, key: key, header: parsed, record: record, isExpired: expired)
+                    header = parsed
                 }
             }
         }
-        guard let (entry, header) = found else { return nil }
-        if let cache, !entry.isExpired {
+        if let cache, let header, let found = entry, !found.isExpired {
             cache.insert(
                 key, in: space,
                 ObjectCache.Item(
-                    value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata),
+                    value: found.value, header: header, byteCount: found.byteCount, metadata: found.storedMetadata),
                 ifGeneration: generation)
         }
-        return entry
+        return entry.take()
     }
 }

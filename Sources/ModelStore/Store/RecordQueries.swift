@@ -60,19 +60,18 @@ struct RecordQueries {
         var result: [ModelStore.Entry<Value>] = []
         result.reserveCapacity(keys.underestimatedCount)
         for key in keys {
-            let entry = try space.withPhysicalKey(key) { keyBytes in
+            // Appended in place, not returned through the engine's closures (see entry(_:forKey:)).
+            try space.withPhysicalKey(key) { keyBytes in
                 try database.run { engine in
-                    try engine.withValue(forKey: keyBytes, snapshot: view) {
-                        record -> ModelStore.Entry<Value>? in
-                        guard let record else { return nil }
+                    try engine.withValue(forKey: keyBytes, snapshot: view) { record in
+                        guard let record else { return }
                         let header = try reader.header(
                             record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
-                        guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
-                        return try reader.entry(type, key: key, header: header, record: record)
+                        guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return }
+                        result.append(try reader.entry(type, key: key, header: header, record: record))
                     }
                 }
             }
-            if let entry { result.append(entry) }
         }
         return result
     }
@@ -82,16 +81,20 @@ struct RecordQueries {
     func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>? {
         let reader = reader
         let now = reader.now()
-        return try space.withPhysicalKey(key) { keyBytes in
+        // Filled in place, not returned through the engine's generic closures, which copied it twice (see
+        // ModelStore's entry(_:forKey:space:)).
+        var entry: ModelStore.Entry<Value>?
+        try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
-                try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record -> ModelStore.Entry<Value>? in
-                    guard let record else { return nil }
+                try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record in
+                    guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
-                    return try reader.entry(type, key: key, header: header, record: record)
+                    guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return }
+                    entry = try reader.entry(type, key: key, header: header, record: record)
                 }
             }
         }
+        return entry.take()
     }
 
     /// Whether the view holds a live record for `key`, judged from its header.

@@ -86,13 +86,13 @@ struct RecordReader: Sendable {
     ) throws(ModelStoreError) -> ModelStore.Entry<Value> {
         let value = try decodePayload(type, key: key, header: header, record: record)
         return entry(
-            key: key, value: value, header: header, byteCount: record.count, isExpired: isExpired,
+            key: key, value: consume value, header: header, byteCount: record.count, isExpired: isExpired,
             metadata: StoredMetadata(record: record, header: header, storeCodec: codec))
     }
 
     func entry<Value>(
         key: String, value: consuming Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false,
-        metadata: StoredMetadata? = nil
+        metadata: consuming StoredMetadata? = nil
     ) -> ModelStore.Entry<Value> {
         ModelStore.Entry(
             key: key,
