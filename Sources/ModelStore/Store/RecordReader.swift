@@ -168,16 +168,22 @@ struct RecordReader: Sendable {
     func decode<Value: Decodable>(
         _ type: Value.Type, key: String, codec identifier: ModelCodecIdentifier, payload: UnsafeRawBufferPointer
     ) throws(ModelStoreError) -> Value {
-        let codec: any ModelCodec
-        if identifier == self.codec.identifier {
-            codec = self.codec
-        } else if let builtIn = BuiltInCodecs.codec(for: identifier) {
-            codec = builtIn
-        } else {
+        // The store's codec is opened, not copied into a local existential: a copy retains and releases
+        // each reference the codec holds on every read.
+        if identifier == codec.identifier {
+            return try decode(type, key: key, with: codec, payload: payload)
+        }
+        guard let builtIn = BuiltInCodecs.codec(for: identifier) else {
             throw .decodingFailed(
                 key: key, type: String(describing: type),
                 message: "the record was written by codec \(identifier), which this store is not configured with")
         }
+        return try decode(type, key: key, with: builtIn, payload: payload)
+    }
+
+    private func decode<Value: Decodable, Codec: ModelCodec>(
+        _ type: Value.Type, key: String, with codec: Codec, payload: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) -> Value {
         do {
             return try codec.decode(type, fromBytes: payload)
         } catch {
