@@ -268,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:544
-    func readmeLine544() throws {
-#sourceLocation(file: "README.md", line: 545)
+    /// README.md:546
+    func readmeLine546() throws {
+#sourceLocation(file: "README.md", line: 547)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:814 is not compiled: Package.swift excerpt
+// README.md:816 is not compiled: Package.swift excerpt
 
-// README.md:827 is not compiled: needs the Hummingbird trait
+// README.md:829 is not compiled: needs the Hummingbird trait
 
-// README.md:873 is not compiled: Package.swift excerpt
+// README.md:875 is not compiled: Package.swift excerpt
 
-// README.md:880 is not compiled: needs the Vapor trait
+// README.md:882 is not compiled: needs the Vapor trait
