@@ -294,7 +294,7 @@ extension BinaryCodecTests {
                 return profile
             }
             let expected = try records.map { try codec.encode($0) }
-            let failures = Counter()
+            let failures = FailureTally()
             DispatchQueue.concurrentPerform(iterations: 64) { iteration in
                 let index = iteration % records.count
                 for _ in 0..<50 {
@@ -310,25 +310,6 @@ extension BinaryCodecTests {
                 }
             }
             #expect(failures.value == 0)
-        }
-
-        /// A thread-safe tally for ``threadsEncodingAndDecodingAtOnceEachGetTheirOwnState()``.
-        final class Counter: @unchecked Sendable {
-            // @unchecked: every access holds `lock`.
-            private let lock = NSLock()
-            private var count = 0
-
-            var value: Int {
-                lock.lock()
-                defer { lock.unlock() }
-                return count
-            }
-
-            func increment() {
-                lock.lock()
-                defer { lock.unlock() }
-                count += 1
-            }
         }
     }
 }

@@ -127,7 +127,7 @@ extension JSONCodecTests {
         @Test func threadsThatComeAndGoEachDecodeWithTheirOwnState() throws {
             let envelope = Envelope(label: "outer", inner: .sample, trailer: "after")
             let encoded = try codec.encode(envelope)
-            let failures = Counter()
+            let failures = FailureTally()
             let finished = DispatchGroup()
             for index in 0..<16 {
                 finished.enter()
@@ -153,25 +153,6 @@ extension JSONCodecTests {
             }
             #expect(finished.wait(timeout: .now() + 60) == .success)
             #expect(failures.value == 0)
-        }
-
-        /// A thread-safe tally for ``threadsThatComeAndGoEachDecodeWithTheirOwnState()``.
-        final class Counter: @unchecked Sendable {
-            // @unchecked: every access holds `lock`.
-            private let lock = NSLock()
-            private var count = 0
-
-            var value: Int {
-                lock.lock()
-                defer { lock.unlock() }
-                return count
-            }
-
-            func increment() {
-                lock.lock()
-                defer { lock.unlock() }
-                count += 1
-            }
         }
 
         /// Encodes the same key twice: the fast encoder gives up on it and Foundation writes it.
