@@ -142,11 +142,7 @@ extension ModelStore {
             }
         }
         if let cache, let header, let found = entry, !found.isExpired {
-            cache.insert(
-                key, in: space,
-                ObjectCache.Item(
-                    value: found.value, header: header, byteCount: found.byteCount, metadata: found.storedMetadata),
-                ifGeneration: generation)
+            cache.insert(key, in: space, ObjectCache.Item(found, header: header), ifGeneration: generation)
         }
         return entry.take()
     }

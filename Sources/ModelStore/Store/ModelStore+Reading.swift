@@ -141,11 +141,7 @@ extension ModelStore {
             if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
         }
         if let cache, let header, let found = entry {
-            cache.insert(
-                key, in: space,
-                ObjectCache.Item(
-                    value: found.value, header: header, byteCount: found.byteCount, metadata: found.storedMetadata),
-                ifGeneration: generation)
+            cache.insert(key, in: space, ObjectCache.Item(found, header: header), ifGeneration: generation)
         }
         // Moved out: returning the variable itself copied the entry and then destroyed the original.
         return entry.take()

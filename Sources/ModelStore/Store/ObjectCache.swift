@@ -339,3 +339,10 @@ final class ObjectCache: @unchecked Sendable {
         return body(&shard(number).pointee)
     }
 }
+
+extension ObjectCache.Item {
+    /// What the cache keeps of `entry`, read from a record whose envelope is `header`.
+    init<Value>(_ entry: ModelStore.Entry<Value>, header: RecordHeader) {
+        self.init(value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata)
+    }
+}
