@@ -28,10 +28,20 @@ struct StoreFixture {
     /// `--root` and the root's path, for the tool's command lines.
     var rootArguments: [String] { ["--root", root.path] }
 
-    /// A configuration for this root whose clock says `storedAgo` seconds before ``now``.
-    func configuration(storedAgo: TimeInterval = 0, codec: (any ModelCodec)? = nil) -> ModelStore.Configuration {
+    /// This root, with the real clock, and without the background finisher of interrupted
+    /// deletions: a test that leaves a `.modelstore-trash-*` folder for the tool to find would
+    /// otherwise race the finisher its own fixture's open started (it removed the folder the
+    /// test was still filling). The tool itself never finishes deletions while it inspects.
+    var baseConfiguration: ModelStore.Configuration {
         var configuration = ModelStore.Configuration()
         configuration.directory = root
+        configuration.finishesInterruptedDeletions = false
+        return configuration
+    }
+
+    /// A configuration for this root whose clock says `storedAgo` seconds before ``now``.
+    func configuration(storedAgo: TimeInterval = 0, codec: (any ModelCodec)? = nil) -> ModelStore.Configuration {
+        var configuration = baseConfiguration
         let date = Self.now.addingTimeInterval(-storedAgo)
         configuration.now = { date }
         if let codec { configuration.codec = codec }
@@ -53,9 +63,7 @@ struct StoreFixture {
 
     /// Opens database `name` with the real clock (the caller closes it).
     func open(_ name: String, policy: UpdatePolicy = .never) throws -> ModelStore {
-        var configuration = ModelStore.Configuration()
-        configuration.directory = root
-        return try Self.open(name, policy: policy, configuration: configuration)
+        try Self.open(name, policy: policy, configuration: baseConfiguration)
     }
 
     /// Opens a store, retrying briefly while it reads as locked.
