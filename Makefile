@@ -1,7 +1,7 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
 
-.PHONY: dependencies demo test test-examples test-integrations bench bench-full bench-drivers bench-concurrency
+.PHONY: dependencies demo test test-quick test-examples test-integrations bench bench-full bench-drivers bench-concurrency
 
 dependencies:
 	@./scripts/install-dependencies
@@ -10,10 +10,16 @@ dependencies:
 demo: dependencies
 	$(SWIFT) run modelstore-demo
 
-# Builds and runs the whole test suite.
+# Builds and runs the whole test suite. The output goes to .build/test-output.log; the console
+# gets failures, the summary and the slowest tests (scripts/run-tests).
 test: dependencies
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) ./scripts/run-tests
+
+# The suite without the long crash, soak and fuzz tests (those marked `.long`): for iterating.
+test-quick: dependencies
+	$(SWIFT) build --build-tests
+	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests
 
 # Builds and tests the ServerFetched example package (server and client on loopback).
 test-examples: dependencies

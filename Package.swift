@@ -146,10 +146,16 @@ let package = Package(
             path: "Examples/ImportJob",
             swiftSettings: strictSettings
         ),
+        // What every test target shares: which tests are long (`make test-quick` leaves them out).
+        .target(
+            name: "ModelStoreTestSupport",
+            path: "Tests/ModelStoreTestSupport",
+            swiftSettings: strictSettings
+        ),
         // Runs the built `modelstore` and `modelstore-import` executables on real stores.
         .testTarget(
             name: "ModelStoreCLITests",
-            dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob"],
+            dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob", "ModelStoreTestSupport"],
             swiftSettings: strictSettings
         ),
         // README.md's Swift examples, extracted by scripts/extract-readme-snippets: building
@@ -162,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelStoreCodecsTests",
-            dependencies: ["ModelStoreCodecs"],
+            dependencies: ["ModelStoreCodecs", "ModelStoreTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -170,7 +176,7 @@ let package = Package(
             // CLevelDB: tests write raw version-1 records as a foreign LevelDB client would.
             // CZstd: tests craft compressed records ModelStore itself never writes.
             dependencies: [
-                "ModelStore", "ModelStoreTestHelper", "CLevelDB", "CZstd",
+                "ModelStore", "ModelStoreTestHelper", "ModelStoreTestSupport", "CLevelDB", "CZstd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

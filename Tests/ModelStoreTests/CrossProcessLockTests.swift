@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 @Suite("Databases held by another process")
 struct CrossProcessLockTests {
@@ -41,7 +42,7 @@ struct CrossProcessLockTests {
 
 @Suite("First opens racing in many processes")
 struct ConcurrentCreationTests {
-    @Test("Processes opening the same new names at once: each open succeeds or is told locked, never notAModelStore")
+    @Test("Processes opening the same new names at once: each open succeeds or is told locked, never notAModelStore", .long)
     func simultaneousFirstOpens() throws {
         let fixture = Fixture()
         let (processes, names) = (24, 40)

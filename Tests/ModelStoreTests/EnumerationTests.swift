@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 @Suite("Enumeration, counts and sizes")
 struct EnumerationTests {
@@ -90,7 +91,7 @@ struct EnumerationTests {
         #expect(try cursor.next() == nil)
     }
 
-    @Test("Enumeration is streaming: a cursor over 200,000 records keeps one in memory")
+    @Test("Enumeration is streaming: a cursor over 200,000 records keeps one in memory", .long)
     func streaming() async throws {
         let store = try Fixture().open()
         try await store.importObjects((0..<200_000).lazy.map { $0 }, key: { String(format: "%06d", $0) })

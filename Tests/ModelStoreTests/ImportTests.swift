@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 @Suite("Bulk import")
 struct ImportTests {
@@ -24,7 +25,7 @@ struct ImportTests {
         }
     }
 
-    @Test("Importing 1,000,000 models from a lazy sequence writes them all with per-chunk progress")
+    @Test("Importing 1,000,000 models from a lazy sequence writes them all with per-chunk progress", .long)
     func millionModels() async throws {
         let store = try Fixture().open()
         let log = ProgressLog()

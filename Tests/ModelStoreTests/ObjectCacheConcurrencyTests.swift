@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// The sharded object cache's contract: the generation check per shard, the limit over all
 /// shards, approximate recency, and, under threads that write and read the same keys, that no
@@ -113,7 +114,7 @@ struct ObjectCacheConcurrencyTests {
         var version: Int
     }
 
-    @Test("Threads writing and reading the same keys: a reader never sees a model older than the last write that returned")
+    @Test("Threads writing and reading the same keys: a reader never sees a model older than the last write that returned", .long)
     func readersNeverSeeOlderThanCompletedWrites() throws {
         let fixture = Fixture()
         var configuration = fixture.configuration

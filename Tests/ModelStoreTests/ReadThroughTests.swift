@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 @Suite("Read-through fetching and stale reads")
 struct ReadThroughTests {
@@ -158,7 +159,7 @@ struct ReadThroughTests {
         #expect(gate.calls == 2)
     }
 
-    @Test("Instant concurrent callers for one key make exactly one fetch, round after round")
+    @Test("Instant concurrent callers for one key make exactly one fetch, round after round", .long)
     func coalescingIsAirtight() async throws {
         let store = try Fixture().open()
         let api = FakeAPI()

@@ -3,6 +3,7 @@ import CZstd
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Record compression under attack: dictionaries deleted behind the store's back, frames that
 /// lie, and limits that compression must not slip past.
@@ -122,7 +123,7 @@ struct RecordCompressionAttackTests {
 
     // MARK: - Option misuse
 
-    @Test("A sample count above 100,000 is refused; samples of large records start the training at 8 MiB")
+    @Test("A sample count above 100,000 is refused; samples of large records start the training at 8 MiB", .long)
     func sampleMemoryIsBounded() throws {
         var configuration = Fixture().configuration
         configuration.recordCompression = .zstd(dictionarySampleCount: 100_001)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Record compression under threads: writers and readers while the dictionary is trained and
 /// published, stores with and without the option on one database, and closing mid-training.
@@ -8,7 +9,7 @@ import Testing
 struct RecordCompressionConcurrencyTests {
     typealias Profile = RecordCompressionTests.Profile
 
-    @Test("Four threads writing and reading while the dictionary is trained and published: every read is exact")
+    @Test("Four threads writing and reading while the dictionary is trained and published: every read is exact", .long)
     func writersAndReadersDuringTraining() throws {
         let store = try RecordCompressionTests.compressed(Fixture())
         let failures = Locked<[String]>([])
@@ -61,7 +62,7 @@ struct RecordCompressionConcurrencyTests {
         #expect(values == ["from-compressing": Profile.make(1), "train-3": Profile.make(3)])
     }
 
-    @Test("Closing the store while its dictionary is trained: no crash, and the database reopens with every record")
+    @Test("Closing the store while its dictionary is trained: no crash, and the database reopens with every record", .long)
     func closeDuringTraining() throws {
         for round in 0..<20 {
             let fixture = Fixture()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Record format 2: every write path writes it, every read that trusts a value checks its
 /// checksum, and version-1 records stay readable beside it.
@@ -104,7 +105,7 @@ struct RecordFormatTwoTests {
 
     // MARK: - The checksum
 
-    @Test("A byte flipped anywhere in a version-2 value, rewritten through LevelDB's C API, is reported as corrupted")
+    @Test("A byte flipped anywhere in a version-2 value, rewritten through LevelDB's C API, is reported as corrupted", .long)
     func flippedValueByteIsCaught() throws {
         let fixture = Fixture()
         let store = try fixture.open()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 @Suite("Expiry sweeps, limits and disk space")
 struct SweepTests {
@@ -57,7 +58,7 @@ struct SweepTests {
         #expect(try store.contains("odd"))
     }
 
-    @Test("After a large purge the sweep compacts, so disk usage shrinks")
+    @Test("After a large purge the sweep compacts, so disk usage shrinks", .long)
     func compactionReclaimsSpace() async throws {
         let fixture = Fixture()
         let store = try fixture.open(policy: .high)

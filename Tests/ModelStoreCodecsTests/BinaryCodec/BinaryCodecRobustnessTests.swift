@@ -1,6 +1,7 @@
 import Foundation
 import ModelStoreCodecs
 import Testing
+import ModelStoreTestSupport
 
 extension BinaryCodecTests {
     /// Records come from disk and may be damaged; decoding them must throw, never crash, hang or over-allocate.
@@ -64,7 +65,7 @@ extension BinaryCodecTests {
             }
         }
 
-        @Test func seededFuzzingNeverCrashes() throws {
+        @Test(.long) func seededFuzzingNeverCrashes() throws {
             var random = SeededGenerator(seed: 0x5EED_0F_B1_7C0DEC)
             let records = [Array(try codec.encode(Profile.sample)), Array(try codec.encode(Self.everything))]
             var inputs = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStoreCodecs
+import ModelStoreTestSupport
 
 extension JSONCodecTests {
     /// Documents and models nested past the 512-level limit get a typed error from every JSON path; none of them may
@@ -69,7 +70,7 @@ extension JSONCodecTests {
         }
 
         /// The wide-encoding check rejects only what is too deep: Foundation still reads UTF-16 and UTF-32 records.
-        @Test func wideDocumentsWithinTheLimitStillDecodeThroughFoundation() throws {
+        @Test(.long) func wideDocumentsWithinTheLimitStillDecodeThroughFoundation() throws {
             let codec = JSONModelCodec(decoding: .foundation)
             let document = "[\"\u{2200}\"," + String(repeating: "[", count: 500) + String(repeating: "]", count: 501)
             for encoding in [String.Encoding.utf16LittleEndian, .utf32BigEndian] {
@@ -80,7 +81,7 @@ extension JSONCodecTests {
                     throws: Self.isDataCorrupted)
         }
 
-        @Test func documentsAtTheLimitDecodeAsFoundationDoes() {
+        @Test(.long) func documentsAtTheLimitDecodeAsFoundationDoes() {
             let document = String(repeating: "[", count: 512) + "1" + String(repeating: "]", count: 512)
             expectSameAsFoundation(JSONValue.self, json: document)
             #expect((try? JSONModelCodec().decode(JSONValue.self, from: Data(document.utf8))) != nil)

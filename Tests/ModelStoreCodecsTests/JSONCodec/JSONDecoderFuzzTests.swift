@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStoreCodecs
+import ModelStoreTestSupport
 
 extension JSONCodecTests {
     /// Seeded random documents and random damage: the decoder never crashes, and never disagrees with JSONDecoder.
@@ -15,7 +16,7 @@ extension JSONCodecTests {
             }
         }
 
-        @Test func randomModelsRespelledAreDecodedByTheFastDecoder() throws {
+        @Test(.long) func randomModelsRespelledAreDecodedByTheFastDecoder() throws {
             var random = SeededGenerator(seed: 0x7EE)
             for _ in 0..<150 {
                 let tree = Tree.random(depth: 3, using: &random)
@@ -59,7 +60,7 @@ extension JSONCodecTests {
             }
         }
 
-        @Test func randomMutationsOfRecords() throws {
+        @Test(.long) func randomMutationsOfRecords() throws {
             var random = SeededGenerator(seed: 0xBAD5EED)
             var records = [Array(try JSONEncoder().encode(Profile.sample))]
             for _ in 0..<4 {

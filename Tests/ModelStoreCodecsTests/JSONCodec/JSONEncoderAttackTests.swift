@@ -2,6 +2,7 @@ import CModelStoreJSON
 import Foundation
 import Testing
 @testable import ModelStoreCodecs
+import ModelStoreTestSupport
 
 extension JSONCodecTests {
     /// Strings built to hit the edges of the encoder's byte writer and its vector scan: every length up to 300 bytes,
@@ -150,7 +151,7 @@ extension JSONCodecTests {
             return bytes + [UInt8(ascii: "\"")]
         }
 
-        @Test func aMegabyteThatExpandsSixfoldMatchesFoundation() throws {
+        @Test(.long) func aMegabyteThatExpandsSixfoldMatchesFoundation() throws {
             for prefix in ["", "abcdefghijklm", String(repeating: "q", count: 511)] {
                 let string = prefix + String(repeating: "\u{1}", count: 1 << 20)
                 let fast = try #require(fastEncoded(string))
@@ -162,7 +163,7 @@ extension JSONCodecTests {
             #expect(fastEncoded(tail) == (try foundationEncoded(tail)))
         }
 
-        @Test(.timeLimit(.minutes(1))) func sixteenMegabytesThatExpandSixfold() throws {
+        @Test(.long, .timeLimit(.minutes(1))) func sixteenMegabytesThatExpandSixfold() throws {
             let count = 16 << 20
             let string = "x" + String(repeating: "\u{1}", count: count)
             var buffer: [UInt8] = [42]
@@ -195,7 +196,7 @@ extension JSONCodecTests {
             var value: Int { lock.withLock { count } }
         }
 
-        @Test func manyThreadsEncodingAtOnceEachGetTheirOwnBytes() {
+        @Test(.long) func manyThreadsEncodingAtOnceEachGetTheirOwnBytes() {
             let failures = FailureCount()
             DispatchQueue.concurrentPerform(iterations: 8) { thread in
                 var random = SeededGenerator(seed: 0x5EED_1000 + UInt64(thread))

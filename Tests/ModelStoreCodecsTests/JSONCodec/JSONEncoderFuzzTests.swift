@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStoreCodecs
+import ModelStoreTestSupport
 
 extension JSONCodecTests {
     /// Seeded random values: the fast encoder writes what Foundation writes, and both decoders read it back.
@@ -48,7 +49,7 @@ extension JSONCodecTests {
             }
         }
 
-        @Test func randomModelsEncodeLikeFoundationAndReadBack() {
+        @Test(.long) func randomModelsEncodeLikeFoundationAndReadBack() {
             var random = SeededGenerator(seed: 0x5EED)
             for _ in 0..<150 {
                 expectEncodesLikeFoundation(Tree.random(depth: 3, using: &random))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStoreCodecs
+import ModelStoreTestSupport
 
 extension JSONCodecTests {
     /// `encode(_:then:appendingTo:)` against models that misbehave: whatever they do, the pair must give exactly what
@@ -172,7 +173,7 @@ extension JSONCodecTests {
             }
         }
 
-        @Test func nestingTooDeepInEitherValueThrowsAndLeavesTheBuffer() {
+        @Test(.long) func nestingTooDeepInEitherValueThrowsAndLeavesTheBuffer() {
             let deep: [any Encodable] = [
                 Nesting.NestedArrays(depth: 513), Nesting.Wrapper(depth: 513), Nesting.Chain.deep(513),
                 Nesting.LeftToFoundation(),

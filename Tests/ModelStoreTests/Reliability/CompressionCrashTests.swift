@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// SIGKILL while a helper writes with record compression on: before the dictionary is trained,
 /// while it is trained and stored, and after, through sets and batches. After each kill every
@@ -23,7 +24,7 @@ struct CompressionCrashTests {
 
     static let samples = 100
 
-    @Test("Acknowledged records survive SIGKILL before, during and after the training (16 rounds)")
+    @Test("Acknowledged records survive SIGKILL before, during and after the training (16 rounds)", .long)
     func killAroundTraining() throws {
         var random = SeededGenerator(seed: 0x25D)
         var roundsWithDictionary = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// 8 threads perform 100,000 mixed operations across 4 databases. Each thread owns its
 /// keys, so every read has one right answer and the final contents are deterministic; a
@@ -23,7 +24,7 @@ struct ConcurrencyStressTests {
     /// What one thread believes is stored under its keys, per database.
     typealias Model = [[String: Item]]
 
-    @Test("8 threads, 100,000 mixed operations (set, get, remove, batch, snapshot, enumerate, reopen) on 4 databases: final contents equal the model after reopen")
+    @Test("8 threads, 100,000 mixed operations (set, get, remove, batch, snapshot, enumerate, reopen) on 4 databases: final contents equal the model after reopen", .long)
     func stress() throws {
         let fixture = Fixture()
         let configuration = {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Damaged files (log, table, MANIFEST, CURRENT) yield `corrupted` with LevelDB's message,
 /// or correct data: never a crash, never a wrong value, never a silently missing record.
@@ -94,7 +95,7 @@ struct CorruptionTests {
         #expect(reported > 50)
     }
 
-    @Test("Flipping bytes in a table gives corrupted or exact values, never wrong or missing ones",
+    @Test("Flipping bytes in a table gives corrupted or exact values, never wrong or missing ones", .long,
           arguments: [true, false])
     func tableFlipSweep(compression: Bool) throws {
         let fixture = Fixture()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// A helper process writes, and the test kills it with SIGKILL at a random moment, again
 /// and again on the same database. After each kill the database must open (with paranoid
@@ -11,13 +12,13 @@ struct CrashSafetyTests {
     /// Rounds per test; `MODELSTORE_CRASH_ROUNDS` raises them for a longer local soak.
     static let rounds = ProcessInfo.processInfo.environment["MODELSTORE_CRASH_ROUNDS"].flatMap { Int($0) } ?? 50
 
-    @Test("Every acknowledged write survives SIGKILL; batches, multi-key removals and import chunks are all-or-nothing (50 rounds)")
+    @Test("Every acknowledged write survives SIGKILL; batches, multi-key removals and import chunks are all-or-nothing (50 rounds)", .long)
     func killDuringWrites() throws {
         let summary = try runCrashRounds(rounds: Self.rounds, seed: 0xC0FFEE, sync: false)
         print("crash rounds (non-sync): \(summary)")
     }
 
-    @Test("Sync writes survive SIGKILL the same way (10 rounds)")
+    @Test("Sync writes survive SIGKILL the same way (10 rounds)", .long)
     func killDuringSyncWrites() throws {
         let summary = try runCrashRounds(rounds: max(10, Self.rounds / 5), seed: 0x5EED, sync: true)
         print("crash rounds (sync): \(summary)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// No accepted name resolves outside the root, nothing is created, renamed or deleted for
 /// a rejected name, and links are never followed.
@@ -24,7 +25,7 @@ struct HostileNameTests {
         }
     }
 
-    @Test("400 random names: each accepted one is a direct child of the root, each rejected one creates nothing")
+    @Test("400 random names: each accepted one is a direct child of the root, each rejected one creates nothing", .long)
     func randomNames() throws {
         // The root sits inside a private parent, so escapes into the parent would be seen.
         let fixture = Fixture()

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// A process that spawns child processes keeps reopening (and repairing) its databases without
 /// spurious `locked` errors.
 @Suite("Reopening while child processes are spawned")
 struct ProcessSpawnTests {
-    @Test("Closing and reopening a database while another thread spawns processes never fails with locked")
+    @Test("Closing and reopening a database while another thread spawns processes never fails with locked", .long)
     func reopenWhileSpawning() throws {
         // A spawned child holds a copy of every descriptor until its exec (O_CLOEXEC only
         // closes them then). Before DirectoryLock unlocked explicitly, the child's copy kept
@@ -20,7 +21,7 @@ struct ProcessSpawnTests {
         #expect(failures.isEmpty, "\(failures.count) of 300 reopens failed, first: \(failures.first ?? "")")
     }
 
-    @Test("Repairing a database while another thread spawns processes never fails with locked")
+    @Test("Repairing a database while another thread spawns processes never fails with locked", .long)
     func repairWhileSpawning() throws {
         // A repair takes LevelDB's LOCK itself (an open-file-description lock), releases it and
         // opens the database with LevelDB. Before LevelDBFileLock unlocked explicitly, a child

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// The record envelope parser and the read path meet seeded random and truncated bytes:
 /// they never crash, and only ever answer with a value, nil, or `decodingFailed`.
@@ -23,7 +24,7 @@ struct RecordFuzzTests {
         return bytes
     }
 
-    @Test("200,000 random byte strings: the header parser never crashes and what it accepts re-encodes to the same bytes")
+    @Test("200,000 random byte strings: the header parser never crashes and what it accepts re-encodes to the same bytes", .long)
     func headerParser() {
         var random = SeededGenerator(seed: 0xF022)
         var parsed = 0
@@ -84,7 +85,7 @@ struct RecordFuzzTests {
         }
     }
 
-    @Test("5,000 damaged records read through object, entry and contains: no crash, only a value, nil or decodingFailed")
+    @Test("5,000 damaged records read through object, entry and contains: no crash, only a value, nil or decodingFailed", .long)
     func readPath() throws {
         let fixture = Fixture()
         let store = try fixture.openQuietly(policy: .high)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// A helper process repairs a database (with `repair(named:)`, or by opening it with the
 /// `.repair` corruption policy) and dies with SIGKILL in the middle. After any kill, the next
@@ -69,7 +70,7 @@ struct RepairCrashTests {
     }
 
     @Test(
-        "Killed just after LevelDB archived the log (20,000 in tables, 40,000 in the log), the next open has them all",
+        "Killed just after LevelDB archived the log (20,000 in tables, 40,000 in the log), the next open has them all", .long,
         arguments: Way.allCases)
     func killedAfterLogArchived(way: Way) throws {
         let fixture = Fixture()
@@ -84,7 +85,7 @@ struct RepairCrashTests {
         try Self.expect(copy, holds: expected, way, "after the kill")
     }
 
-    @Test("Killed after each of ModelStore's repair steps, the next open has every record", arguments: Way.allCases)
+    @Test("Killed after each of ModelStore's repair steps, the next open has every record", .long, arguments: Way.allCases)
     func killedAtEachStep(way: Way) throws {
         let fixture = Fixture()
         let pristine = try Self.makeDatabase(fixture, name: "pristine", tables: 3_000, log: 6_000, way: way)
@@ -101,7 +102,7 @@ struct RepairCrashTests {
         }
     }
 
-    @Test("Killed again while later repairs restore from the backup, the open after that has every record")
+    @Test("Killed again while later repairs restore from the backup, the open after that has every record", .long)
     func killedDuringRestore() throws {
         let fixture = Fixture()
         let pristine = try Self.makeDatabase(fixture, name: "pristine", tables: 3_000, log: 6_000, way: .named)
@@ -116,7 +117,7 @@ struct RepairCrashTests {
         try Self.expect(copy, holds: [.exact: copy.count], .named, "after four kills")
     }
 
-    @Test("Killed at random moments, once or several times in a row, the next open has every record (20 rounds)")
+    @Test("Killed at random moments, once or several times in a row, the next open has every record (20 rounds)", .long)
     func killedAtRandomMoments() throws {
         let fixture = Fixture()
         var random = SeededGenerator(seed: 0x4E9A1)

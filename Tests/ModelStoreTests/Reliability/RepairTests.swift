@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 @Suite("ModelStore.repair(named:in:)")
 struct RepairTests {
@@ -22,7 +23,7 @@ struct RepairTests {
         #expect(try sample.readAll() == [.exact: 1500])
     }
 
-    @Test("A repair after a flipped log byte loses the damaged records but returns no wrong value")
+    @Test("A repair after a flipped log byte loses the damaged records but returns no wrong value", .long)
     func flippedLogSweep() throws {
         let fixture = Fixture()
         let pristine = try SampleDatabase(fixture, name: "pristine", placement: .log)
@@ -44,7 +45,7 @@ struct RepairTests {
         #expect(lost > 0)
     }
 
-    @Test("A repair after flipped table bytes drops damaged blocks but returns no wrong value")
+    @Test("A repair after flipped table bytes drops damaged blocks but returns no wrong value", .long)
     func flippedTableSweep() throws {
         let fixture = Fixture()
         let pristine = try SampleDatabase(fixture, name: "pristine", placement: .tables, compression: false)

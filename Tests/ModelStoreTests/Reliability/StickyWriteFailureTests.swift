@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// After a write fails (here: a full disk), the store refuses every further write with
 /// `writesDisabled` until it is reopened, because LevelDB 1.23 can acknowledge later writes
@@ -80,7 +81,7 @@ struct StickyWriteFailureTests {
     }
 
     @Test(
-        "Reopening with .reset on a full disk deletes nothing: only corruption triggers a reset",
+        "Reopening with .reset on a full disk deletes nothing: only corruption triggers a reset", .long,
         .enabled(if: SmallFileSystem.unavailableReason == nil, "tmpfs cannot be mounted here (reason printed above)"),
         arguments: [CorruptionPolicy.reset, .repair])
     func fullDiskNeverResets(policy: CorruptionPolicy) throws {
@@ -109,7 +110,7 @@ struct StickyWriteFailureTests {
         print("full disk reopen with .\(policy): \(outcome ?? "opened"); \(acknowledged.count) records intact")
     }
 
-    @Test("Past RLIMIT_FSIZE (in a helper process) the failed write throws io and later writes throw writesDisabled; acknowledged writes survive")
+    @Test("Past RLIMIT_FSIZE (in a helper process) the failed write throws io and later writes throw writesDisabled; acknowledged writes survive", .long)
     func fileSizeLimit() throws {
         let fixture = Fixture()
         let lines = try KillableHelper.run(["fill-until-full", fixture.directory.path, "db", "\(1 << 20)"])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Every byte of a small table damaged in turn, one copy of the database per byte: each read
 /// by key is exact or throws `corrupted`, each scan is exact or throws `corrupted`; never a
@@ -15,7 +16,7 @@ import Testing
 /// the suite's asynchronous tests.
 @Suite("Every byte of a table flipped", .serialized)
 struct TableByteFlipTests {
-    @Test("Flipping each byte of a small table in turn: every read by key and every scan is exact or corrupted",
+    @Test("Flipping each byte of a small table in turn: every read by key and every scan is exact or corrupted", .long,
           arguments: [false, true])
     func everyTableByteFlipped(compression: Bool) throws {
         let fixture = Fixture()

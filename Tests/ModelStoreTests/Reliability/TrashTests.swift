@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// A delete renames the database to a `.modelstore-trash-*` folder, then empties it. A kill
 /// half-way must never leave trash behind for good: the next delete, `deleteAllDatabases` or
@@ -77,7 +78,7 @@ struct TrashTests {
         try expectForeignIntact(fixture)
     }
 
-    @Test("Killed at any moment of a delete, the next delete, deleteAll or open leaves no trash (24 rounds)")
+    @Test("Killed at any moment of a delete, the next delete, deleteAll or open leaves no trash (24 rounds)", .long)
     func killDuringDelete() throws {
         let fixture = Fixture()
         try addLookalikes(fixture)
