@@ -69,6 +69,8 @@ extension ModelStore {
             }
         }
         database.cache?.invalidate(key, in: space)
+        // The source answered: it is up again, and there is no record left to serve stale.
+        database.failSafe.forget(key, in: space)
         if let kind, database.changes.isObserved { database.changes.publish(key, kind, in: space) }
     }
 
