@@ -15,7 +15,8 @@ extension ModelStore {
             if let givenTags {
                 let tags = try TagIndex.validated(givenTags)
                 try await offload { [self] in
-                    try storeTagged(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space)
+                    try storeTagged(
+                        value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space)
                 }
             } else {
                 // No tags given: the record keeps the ones it has when this is written.

@@ -63,7 +63,9 @@ extension ModelStore {
 
     /// The tags section of a stored record (empty: none), or nil when there is no record or it
     /// fails its checksum (its tags cannot be trusted, and the write replaces it).
-    private static func verifiedTagsSection(_ record: UnsafeRawBufferPointer?, key: UnsafeRawBufferPointer) -> [UInt8]? {
+    private static func verifiedTagsSection(
+        _ record: UnsafeRawBufferPointer?, key: UnsafeRawBufferPointer
+    ) -> [UInt8]? {
         guard let record, let header = RecordHeader(parsing: record), header.checksumMatches(value: record, key: key)
         else { return nil }
         return Array(record[header.tagsRange])
