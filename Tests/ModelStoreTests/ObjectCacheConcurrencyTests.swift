@@ -11,7 +11,7 @@ struct ObjectCacheConcurrencyTests {
     static func item(_ value: Int) -> ObjectCache.Item {
         ObjectCache.Item(
             value: value, header: RecordHeader(storedAt: 0, expiresAt: nil, codec: .json), byteCount: 8,
-            metadata: nil)
+            metadata: nil, tags: [])
     }
 
     /// Keys that land in at least two shards of a 1,000-entry cache (16 shards).

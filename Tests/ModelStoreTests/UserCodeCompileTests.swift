@@ -95,6 +95,19 @@ func loadUser(store: ModelStore) async throws -> User {
     }
 }
 
+/// A fetch decorator written against `FetchResult`'s cases as they were before tags: it takes a
+/// result apart and builds it again. That it compiles is the test that tags left the cases alone.
+func capLifetime<Value>(_ result: FetchResult<Value>, at seconds: TimeInterval) -> FetchResult<Value> {
+    switch result {
+    case let .value(value, lifetime, metadata):
+        return .value(value, expiresAfter: min(lifetime ?? seconds, seconds), metadata: metadata)
+    case let .notModified(lifetime):
+        return .notModified(expiresAfter: min(lifetime ?? seconds, seconds))
+    case .notFound:
+        return .notFound
+    }
+}
+
 @Suite("User code compiles without Sendable annotations")
 struct UserCodeCompileTests {
     let users = (0..<5).map { User.sample("u\($0)") }

@@ -184,6 +184,7 @@ extension ReadmeContext {
         options.hardTimeout = .seconds(2)         // never wait more than 2 s
         options.refreshAhead = 0.8                // after 80 % of the lifetime, refresh in the background
         options.notFoundLifetime = 30             // remember .notFound for 30 s
+        options.failSafeThrottle = 10             // after a failed fetch served stale, serve it 10 s without fetching
 
         let user: User? = try await store.object(User.self, forKey: "user:42", options: options) { previous in
             let etag = try previous?.metadata(HTTPInfo.self)?.etag
@@ -198,20 +199,33 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:403
-    func readmeLine403() throws {
-#sourceLocation(file: "README.md", line: 404)
-        try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
-        try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
-        let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
+    /// README.md:400
+    func readmeLine400() async throws {
+#sourceLocation(file: "README.md", line: 401)
+        let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
+            .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
+        }
+        let tags = try store.entry(User.self, forKey: "user:42")?.tags   // ["team:7"]
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:424
-    func readmeLine424() async throws {
-#sourceLocation(file: "README.md", line: 425)
+    /// README.md:420
+    func readmeLine420() throws {
+#sourceLocation(file: "README.md", line: 421)
+        try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
+        try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
+        let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
+        let tags = try store.entry(User.self, forKey: "user:42")?.tags      // what a record carries, [] for none
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:442
+    func readmeLine442() async throws {
+#sourceLocation(file: "README.md", line: 443)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -224,9 +238,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:444
-    func readmeLine444() throws {
-#sourceLocation(file: "README.md", line: 445)
+    /// README.md:462
+    func readmeLine462() throws {
+#sourceLocation(file: "README.md", line: 463)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -243,8 +257,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:485
-#sourceLocation(file: "README.md", line: 486)
+// README.md:503
+#sourceLocation(file: "README.md", line: 504)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -252,9 +266,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:492
-    func readmeLine492() throws {
-#sourceLocation(file: "README.md", line: 493)
+    /// README.md:510
+    func readmeLine510() throws {
+#sourceLocation(file: "README.md", line: 511)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -268,9 +282,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:546
-    func readmeLine546() throws {
-#sourceLocation(file: "README.md", line: 547)
+    /// README.md:564
+    func readmeLine564() throws {
+#sourceLocation(file: "README.md", line: 565)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +297,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:816 is not compiled: Package.swift excerpt
+// README.md:834 is not compiled: Package.swift excerpt
 
-// README.md:829 is not compiled: needs the Hummingbird trait
+// README.md:847 is not compiled: needs the Hummingbird trait
 
-// README.md:875 is not compiled: Package.swift excerpt
+// README.md:893 is not compiled: Package.swift excerpt
 
-// README.md:882 is not compiled: needs the Vapor trait
+// README.md:900 is not compiled: needs the Vapor trait

@@ -33,7 +33,9 @@ extension ModelStore {
     ///    ``FetchResult/notModified(expiresAfter:)`` keeps it with a new lifetime,
     ///    ``FetchResult/notFound`` removes it and the call returns nil.
     /// 4. A failed fetch never removes the record. Within ``ReadThroughOptions/staleIfError`` of its
-    ///    expiry, the expired record is returned instead of the error (*fail-safe*).
+    ///    expiry, the expired record is returned instead of the error (*fail-safe*). With
+    ///    ``ReadThroughOptions/failSafeThrottle``, calls for the record in the following seconds
+    ///    get that stale record without fetching, until a write of the key or the throttle's end.
     /// 5. With such a usable stale record, ``ReadThroughOptions/softTimeout`` returns it when the
     ///    fetch takes longer; ``ReadThroughOptions/hardTimeout`` bounds every wait (the stale record
     ///    if allowed, else ``ModelStoreError/fetchTimedOut(key:after:)``). After a timeout the fetch
@@ -43,8 +45,8 @@ extension ModelStore {
     /// record); the fetch goes on for the others. When the last caller waiting for it is
     /// cancelled (and none timed out), the fetch is cancelled and stores nothing.
     ///
-    /// Counters (hits, misses, stale served, fetches, failures, coalesced waits, refresh-aheads,
-    /// not-found hits, timeouts) are reported through swift-metrics, labelled `database` and
+    /// Counters (hits, misses, stale served, fail-safe throttled, fetches, failures, coalesced waits,
+    /// refresh-aheads, not-found hits, timeouts) are reported through swift-metrics, labelled `database` and
     /// `collection` (`""` here: the store's own keys).
     ///
     /// A hit runs on the caller's executor, as ``object(_:forKey:)`` would (the function is
@@ -241,6 +243,15 @@ extension ModelStore {
             let stale = current.flatMap {
                 Self.isUsableStale($0, staleIfError: options.staleIfError, now: now) ? $0 : nil
             }
+            // Fail-safe throttle: a fetch for this record failed and served stale less than the
+            // throttle ago; the backend is likely still down, so the stale record is the answer.
+            if let stale, let throttle = options.failSafeThrottle,
+                database.failSafe.isThrottled(key, in: space, now: now, throttle: throttle)
+            {
+                metrics.failSafeThrottled.increment()
+                metrics.staleServed.increment()
+                return stale.value
+            }
             let wait = Self.timeout(options, hasStale: stale != nil)
             let outcome: FetchCoalescer.Outcome
             do {
@@ -253,6 +264,9 @@ extension ModelStore {
             } catch {
                 // A cancelled caller gets its CancellationError, never a stale record.
                 if let stale, !(error is CancellationError), !Task.isCancelled {
+                    if options.failSafeThrottle != nil {
+                        database.failSafe.remember(key, in: space, failedAt: reader.now())
+                    }
                     metrics.staleServed.increment()
                     return stale.value
                 }

@@ -8,11 +8,23 @@ extension ModelStore {
         previous: Entry<Value>?
     ) async throws -> Value? {
         switch result {
-        case let .value(value, lifetime, metadata):
+        case let .value(value, lifetime, carried):
             let lifetime = lifetime ?? options.lifetime
             if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "the fetch's expiresAfter") }
-            try await offload { [self] in
-                try store(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space)
+            let (metadata, givenTags) = FetchedTags.split(carried)
+            if let givenTags {
+                let tags = try TagIndex.validated(givenTags)
+                try await offload { [self] in
+                    try storeTagged(
+                        value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space)
+                }
+            } else {
+                // No tags given: the record keeps the ones it has when this is written.
+                let expected = previous?.tags ?? []
+                try await offload { [self] in
+                    try storeKeepingTags(
+                        value, forKey: key, lifetime: lifetime, metadata: metadata, expecting: expected, space: space)
+                }
             }
             return value
         case let .notModified(lifetime):
@@ -58,6 +70,8 @@ extension ModelStore {
             }
         }
         database.cache?.invalidate(key, in: space)
+        // The source answered: it is up again, and there is no record left to serve stale.
+        database.failSafe.forget(key, in: space)
         if let kind, database.changes.isObserved { database.changes.publish(key, kind, in: space) }
     }
 
@@ -85,6 +99,7 @@ extension ModelStore {
         let generation = cache?.generation(of: key, in: space) ?? 0
         var value: Value? = nil
         var metadata: StoredMetadata? = nil
+        var tags: [String] = []
         var byteCount = 0
         try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
@@ -99,6 +114,7 @@ extension ModelStore {
                     byteCount = record.count
                     if cache != nil {
                         metadata = StoredMetadata(record: record, header: header, storeCodec: reader.codec)
+                        tags = TagIndex.tags(of: record, header: header)
                     }
                 }
             }
@@ -106,7 +122,7 @@ extension ModelStore {
         if let cache, let value, let header = found {
             cache.insert(
                 key, in: space,
-                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata),
+                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata, tags: tags),
                 ifGeneration: generation)
         }
         return value
@@ -124,7 +140,7 @@ extension ModelStore {
             let expired = item.header.isExpired(now: now, timeToLive: timeToLive)
             return reader.entry(
                 key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired,
-                metadata: item.metadata)
+                metadata: item.metadata, tags: item.tags)
         }
         let generation = cache?.generation(of: key, in: space) ?? 0
         // Filled in place, not returned through the engine's closures (see entry(_:forKey:space:)).

@@ -17,8 +17,11 @@ final class ReadThroughMetrics: Sendable {
     let hits: Counter
     /// Reads that found no live record (missing or expired) and had to fetch or join a fetch.
     let misses: Counter
-    /// Reads answered by an expired record (fail-safe, soft or hard timeout).
+    /// Reads answered by an expired record (fail-safe, its throttle, soft or hard timeout).
     let staleServed: Counter
+    /// Reads answered by an expired record without fetching, because a fetch for the record
+    /// failed less than ``ReadThroughOptions/failSafeThrottle`` ago (also counted in ``staleServed``).
+    let failSafeThrottled: Counter
     /// Fetches started (by a miss or a refresh-ahead).
     let fetches: Counter
     /// Fetches (or storing their results) that failed.
@@ -50,6 +53,7 @@ final class ReadThroughMetrics: Sendable {
         hits = counter("hits_total")
         misses = counter("misses_total")
         staleServed = counter("stale_served_total")
+        failSafeThrottled = counter("fail_safe_throttled_total")
         fetches = counter("fetches_total")
         fetchFailures = counter("fetch_failures_total")
         coalescedWaits = counter("coalesced_waits_total")

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// How ``ModelStore/object(_:forKey:options:fetch:)`` fetches, stores and serves a model:
-/// lifetimes, fail-safe, timeouts, refresh-ahead and negative caching.
+/// lifetimes, fail-safe and its throttle, timeouts, refresh-ahead and negative caching.
 ///
 /// ```swift
 /// var options = ReadThroughOptions()
@@ -11,11 +11,12 @@ public import Foundation
 /// options.hardTimeout = .seconds(2)        // never wait longer than 2 s
 /// options.refreshAhead = 0.8               // refresh in the background after 80 % of the lifetime
 /// options.notFoundLifetime = 30            // remember "not found" for 30 s
+/// options.failSafeThrottle = 10            // after a failed fetch served stale, wait 10 s before the next
 /// ```
 ///
 /// Every property defaults to nil: the store's policy decides lifetimes, nothing stale is
-/// served, the caller waits as long as the fetch takes, nothing is refreshed early and
-/// `.notFound` is not remembered.
+/// served, the caller waits as long as the fetch takes, nothing is refreshed early,
+/// `.notFound` is not remembered and a failed fetch does not hold back the next.
 public struct ReadThroughOptions: Sendable, Hashable {
     /// Seconds a fetched model lives when the fetch gives no lifetime of its own
     /// (``FetchResult/value(_:expiresAfter:metadata:)``); positive and finite. Nil: the store's policy.
@@ -46,6 +47,14 @@ public struct ReadThroughOptions: Sendable, Hashable {
     /// removal of the key forgets it at once. Nil: not remembered.
     public var notFoundLifetime: TimeInterval?
 
+    /// Fail-safe throttle: after a fetch for a key failed and a caller got the stale record
+    /// instead (``staleIfError``), further calls for that record that set this option get the
+    /// stale record at once, without fetching, until this many seconds after the failure
+    /// (positive and finite). Then one call fetches again. Any write or removal of the key ends
+    /// it at once. Nil: every call that finds no live record fetches (the backend is asked on
+    /// every call while it is down). FusionCache calls this `FailSafeThrottleDuration`.
+    public var failSafeThrottle: TimeInterval?
+
     /// Options with every property nil.
     public init() {}
 
@@ -70,6 +79,11 @@ public struct ReadThroughOptions: Sendable, Hashable {
         }
         if let notFoundLifetime {
             try UpdatePolicy.validate(lifetime: notFoundLifetime, what: "options.notFoundLifetime")
+        }
+        if let failSafeThrottle {
+            try UpdatePolicy.validate(
+                lifetime: failSafeThrottle, what: "options.failSafeThrottle",
+                otherwise: "to fetch on every call, leave it nil")
         }
     }
 }

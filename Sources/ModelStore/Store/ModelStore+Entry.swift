@@ -23,6 +23,10 @@ extension ModelStore {
         /// Whether the record had expired when it was read. Only a read that asks for
         /// expired records (``ModelStore/entry(_:forKey:includingExpired:)``) returns one.
         public let isExpired: Bool
+        /// The tags the record was stored with (see ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``
+        /// and ``FetchResult/value(_:expiresAfter:metadata:tags:)``), in the order they were given,
+        /// repeats removed; empty for a record stored without tags.
+        public let tags: [String]
         /// The record's metadata, still encoded: decoded by ``metadata(_:)`` on demand, so a
         /// read that never asks pays only for copying a few bytes.
         let storedMetadata: StoredMetadata?

@@ -55,6 +55,7 @@ extension ModelStore {
         var value: Value? = nil
         var header: RecordHeader? = nil
         var metadata: StoredMetadata? = nil
+        var tags: [String] = []
         var byteCount = 0
         var expired = false
         try space.withPhysicalKey(key) { keyBytes in
@@ -69,9 +70,10 @@ extension ModelStore {
                     value = try reader.decodePayload(type, key: key, header: parsed, record: record)
                     header = parsed
                     byteCount = record.count
-                    // Kept for the cache, so an entry served from it still has its metadata.
+                    // Kept for the cache, so an entry served from it still has its metadata and tags.
                     if cache != nil {
                         metadata = StoredMetadata(record: record, header: parsed, storeCodec: reader.codec)
+                        tags = TagIndex.tags(of: record, header: parsed)
                     }
                 }
             }
@@ -80,7 +82,7 @@ extension ModelStore {
         if let cache, let value, let header {
             cache.insert(
                 key, in: space,
-                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata),
+                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata, tags: tags),
                 ifGeneration: generation)
         }
         return value
@@ -116,7 +118,8 @@ extension ModelStore {
                 return nil
             }
             return reader.entry(
-                key: key, value: value, header: item.header, byteCount: item.byteCount, metadata: item.metadata)
+                key: key, value: value, header: item.header, byteCount: item.byteCount, metadata: item.metadata,
+                tags: item.tags)
         }
         let generation = cache?.generation(of: key, in: space) ?? 0
         var expired = false

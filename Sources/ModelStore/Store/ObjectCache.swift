@@ -42,6 +42,8 @@ final class ObjectCache: @unchecked Sendable {
         var byteCount: Int
         /// The record's metadata section, so an entry served from the cache still has it.
         var metadata: StoredMetadata?
+        /// The record's tags, so an entry served from the cache still has them.
+        var tags: [String]
     }
 
     /// One shard's entries. Lives in the shard's block, after its mutex.
@@ -343,6 +345,8 @@ final class ObjectCache: @unchecked Sendable {
 extension ObjectCache.Item {
     /// What the cache keeps of `entry`, read from a record whose envelope is `header`.
     init<Value>(_ entry: ModelStore.Entry<Value>, header: RecordHeader) {
-        self.init(value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata)
+        self.init(
+            value: entry.value, header: header, byteCount: entry.byteCount, metadata: entry.storedMetadata,
+            tags: entry.tags)
     }
 }

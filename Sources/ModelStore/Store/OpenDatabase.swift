@@ -47,6 +47,9 @@ final class OpenDatabase: @unchecked Sendable {
     /// Keys whose read-through fetch answered `.notFound`, remembered for a while.
     let notFound = NotFoundMemory()
 
+    /// Keys whose read-through fetch failed and served a stale record, for the fail-safe throttle.
+    let failSafe = FailSafeMemory()
+
     /// Read-through counters, created once per collection of the open database.
     let readThroughMetrics: ReadThroughMetricsByCollection
 
@@ -104,6 +107,7 @@ final class OpenDatabase: @unchecked Sendable {
     func invalidate(_ key: String, in space: KeySpace = .default) {
         cache?.invalidate(key, in: space)
         notFound.forget(key, in: space)
+        failSafe.forget(key, in: space)
     }
 
     /// ``invalidate(_:in:)`` for several keys, each in its own space (`spaces` parallels
@@ -111,12 +115,14 @@ final class OpenDatabase: @unchecked Sendable {
     func invalidate(_ keys: [String], spaces: [KeySpace]? = nil) {
         cache?.invalidate(keys, spaces: spaces)
         notFound.forget(keys, spaces: spaces)
+        failSafe.forget(keys, spaces: spaces)
     }
 
     /// ``invalidate(_:in:)`` for every key of `space` that starts with `prefix`.
     func invalidate(prefix: String, in space: KeySpace = .default) {
         cache?.invalidate(prefix: prefix, in: space)
         notFound.forget(prefix: prefix, in: space)
+        failSafe.forget(prefix: prefix, in: space)
     }
 
     /// Runs compactions that sweeps request, and the training of a compression dictionary,

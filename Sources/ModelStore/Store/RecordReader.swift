@@ -87,12 +87,13 @@ struct RecordReader: Sendable {
         let value = try decodePayload(type, key: key, header: header, record: record)
         return entry(
             key: key, value: consume value, header: header, byteCount: record.count, isExpired: isExpired,
-            metadata: StoredMetadata(record: record, header: header, storeCodec: codec))
+            metadata: StoredMetadata(record: record, header: header, storeCodec: codec),
+            tags: TagIndex.tags(of: record, header: header))
     }
 
     func entry<Value>(
         key: String, value: consuming Value, header: RecordHeader, byteCount: Int, isExpired: Bool = false,
-        metadata: consuming StoredMetadata? = nil
+        metadata: consuming StoredMetadata? = nil, tags: [String]
     ) -> ModelStore.Entry<Value> {
         ModelStore.Entry(
             key: key,
@@ -101,6 +102,7 @@ struct RecordReader: Sendable {
             expiresAt: header.deadline(timeToLive: timeToLive).map(Date.init(timeIntervalSinceReferenceDate:)),
             byteCount: byteCount,
             isExpired: isExpired,
+            tags: tags,
             storedMetadata: metadata)
     }
 

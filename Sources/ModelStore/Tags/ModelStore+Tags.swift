@@ -54,13 +54,9 @@ extension ModelStore {
     ) throws {
         try encodeRecord(
             value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, space: space, into: &buffer)
-        // Index entries name the physical key, so one tag covers every collection.
         try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
-            for tag in tags {
-                let entry = TagIndex.entryKey(prefix: TagIndex.prefix(of: tag), recordKey: keyBytes)
-                entry.withUnsafeBytes { batch.put(key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
-            }
+            TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch)
         }
     }
 

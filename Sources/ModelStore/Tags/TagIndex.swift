@@ -42,6 +42,16 @@ enum TagIndex {
         return bytes
     }
 
+    /// Adds the index entries of a record stored under the LevelDB key `recordKey` with `tags`
+    /// to `batch`, the batch that writes the record. Entries name the physical key, so one tag
+    /// covers every collection.
+    static func addEntries(for tags: [String], recordKey: UnsafeRawBufferPointer, to batch: LevelDBWriteBatch) {
+        for tag in tags {
+            let entry = entryKey(prefix: prefix(of: tag), recordKey: recordKey)
+            entry.withUnsafeBytes { batch.put(key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+        }
+    }
+
     /// Throws ``ModelStoreError/invalidTag(tag:reason:)`` for an empty or too long tag, and returns
     /// the tags without repeats, in their first order.
     static func validated(_ tags: [String]) throws(ModelStoreError) -> [String] {
@@ -80,6 +90,13 @@ enum TagIndex {
             offset += length
         }
         return false
+    }
+
+    /// The tags of `record`, whose envelope is `header`: what an entry exposes. Empty, without
+    /// allocating, for a record stored without tags.
+    static func tags(of record: UnsafeRawBufferPointer, header: RecordHeader) -> [String] {
+        guard !header.tagsRange.isEmpty else { return [] }
+        return tags(in: UnsafeRawBufferPointer(rebasing: record[header.tagsRange]))
     }
 
     /// The tags in a tags section, for entries and tests.
