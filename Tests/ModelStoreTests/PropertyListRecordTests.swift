@@ -3,7 +3,7 @@ import ModelStore
 import Testing
 
 /// A crafted property-list record crashes no store that reads it, whatever the store's own codec.
-@Suite("Property-list records: crafted payloads", .timeLimit(.minutes(1)))
+@Suite("Property-list records: crafted payloads", .timeLimit(.minutes(5)))
 struct PropertyListRecordTests {
     /// Reads nested arrays however deep they go, as recursive models do.
     struct Nest: Decodable {

