@@ -72,7 +72,7 @@ struct ListCommand: ParsableCommand {
                 + Format.pad("LIVE", 10, right: true) + "  " + Format.pad("ON DISK", 10, right: true) + "  POLICY")
         for row in rows {
             let records = row.records.map(String.init) ?? row.status
-            let policy = row.policy.map { $0.source == .assumed ? "not recorded (never assumed)" : "\($0.policy)" }
+            let policy = row.policy?.column
             print(
                 Format.pad(row.name, nameWidth) + "  " + Format.pad(records, 10, right: true) + "  "
                     + Format.pad(row.live.map(String.init) ?? "-", 10, right: true) + "  "

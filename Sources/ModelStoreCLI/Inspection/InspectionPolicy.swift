@@ -23,6 +23,8 @@ struct InspectionPolicy {
     let source: Source
     /// Why the policy was assumed; nil unless ``source`` is ``Source/assumed``.
     let reason: String?
+    /// Whether it was assumed because the record could not be read (rather than missing).
+    private(set) var recordIsUnreadable = false
 
     /// `option`'s policy if given, else the one `store`'s database records, else `never`.
     init(option: PolicyArgument?, recordedIn store: ModelStore) {
@@ -42,6 +44,7 @@ struct InspectionPolicy {
             }
         } catch {
             (policy, source, reason) = (.never, .assumed, "\(error) Pass --policy")
+            recordIsUnreadable = true
         }
     }
 
@@ -53,6 +56,12 @@ struct InspectionPolicy {
         case .recorded: return "\(policy), recorded in the database"
         case .assumed: return "\(policy), assumed: \(reason ?? "no policy is recorded")"
         }
+    }
+
+    /// The policy in a table's column (`list`): `low (24 hours)`, or why there is none.
+    var column: String {
+        guard source == .assumed else { return policy.description }
+        return recordIsUnreadable ? "unreadable (\(policy) assumed)" : "not recorded (\(policy) assumed)"
     }
 
     /// A line for standard error when the policy was assumed, for commands whose standard
