@@ -243,8 +243,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:485
-#sourceLocation(file: "README.md", line: 486)
+// README.md:489
+#sourceLocation(file: "README.md", line: 490)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -252,9 +252,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:492
-    func readmeLine492() throws {
-#sourceLocation(file: "README.md", line: 493)
+    /// README.md:496
+    func readmeLine496() throws {
+#sourceLocation(file: "README.md", line: 497)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -268,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:546
-    func readmeLine546() throws {
-#sourceLocation(file: "README.md", line: 547)
+    /// README.md:550
+    func readmeLine550() throws {
+#sourceLocation(file: "README.md", line: 551)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:816 is not compiled: Package.swift excerpt
+// README.md:860 is not compiled: Package.swift excerpt
 
-// README.md:829 is not compiled: needs the Hummingbird trait
+// README.md:873 is not compiled: needs the Hummingbird trait
 
-// README.md:875 is not compiled: Package.swift excerpt
+// README.md:919 is not compiled: Package.swift excerpt
 
-// README.md:882 is not compiled: needs the Vapor trait
+// README.md:926 is not compiled: needs the Vapor trait
