@@ -91,6 +91,12 @@ import Testing
         _ = store.collection("plain")
         _ = store.collection("\u{E9}", policy: .middle)  // é, NFC
         _ = store.collection("e\u{301}", policy: .high)  // é, NFD: another collection
+        let longest = String(repeating: "n", count: 255)
+        _ = store.collection(longest, policy: .custom(7))
+        _ = store.collection("a", policy: .lowest)  // a prefix of "ab": keys FF 03 FE 01 61 and FF 03 FE 02 61 62
+        #expect(try store.collection(longest).recordedPolicy() == .custom(7))
+        #expect(try store.collection("a").recordedPolicy() == .lowest)
+        #expect(try store.collection("ab").recordedPolicy() == nil)
         #expect(try store.collection("sessions").recordedPolicy() == .highest)
         #expect(try store.collection("forever").recordedPolicy() == .never)
         #expect(try store.collection("plain").recordedPolicy() == nil)
