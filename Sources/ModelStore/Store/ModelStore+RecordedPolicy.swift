@@ -67,9 +67,9 @@ extension ModelStore {
         return try store.recordedPolicy()
     }
 
-    /// ``recordedPolicy(ofDatabaseNamed:in:)`` without blocking the caller's thread.
+    /// `recordedPolicy(ofDatabaseNamed:in:)` without blocking the caller's thread.
     ///
-    /// - Throws: As ``recordedPolicy(ofDatabaseNamed:in:)``.
+    /// - Throws: As the synchronous `recordedPolicy(ofDatabaseNamed:in:)`.
     public static func recordedPolicy(
         ofDatabaseNamed name: String, in directory: URL = defaultDirectory
     ) async throws -> UpdatePolicy? {
