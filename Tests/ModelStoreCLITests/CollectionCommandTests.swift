@@ -27,7 +27,13 @@ import Testing
         #expect(json.status == 0)
         #expect(try json.decode([Row].self) == [Row(name: "a b", records: 1), Row(name: "users", records: 2)])
         let text = try ToolProcess.modelstore(["collections", "shop"] + fixture.rootArguments)
-        #expect(text.lines == ["a b    1", "users  2"])
+        #expect(
+            text.lines == [
+                "COLLECTION  RECORDS  EXPIRED  OWN POLICY",
+                "a b               1        0  -",
+                "users             2        0  -",
+                "RECORDS are live under policy never, recorded in the database.",
+            ])
     }
 
     @Test func keysInACollectionListOnlyItsKeys() throws {
@@ -75,8 +81,49 @@ import Testing
             ["stats", "shop", "--collection", "users", "--json"] + fixture.rootArguments)
         #expect(try users.decode(Stats.self).records.total == 2)
         #expect(try users.decode(Stats.self).collection == "users")
-        let own = try ToolProcess.modelstore(["stats", "shop", "--json"] + fixture.rootArguments)
-        #expect(try own.decode(Stats.self).records.total == 1)
+        // Without --collection, the whole database: its own key and the three in collections.
+        let whole = try ToolProcess.modelstore(["stats", "shop", "--json"] + fixture.rootArguments)
+        #expect(try whole.decode(Stats.self).records.total == 4)
+        #expect(try whole.decode(Stats.self).collection == nil)
+    }
+
+    /// What `stats --collection` counts as live.
+    private func liveRecords(in collection: String, of fixture: StoreFixture, options: [String]) throws -> Int {
+        struct Stats: Decodable {
+            struct Records: Decodable { var live: Int }
+            var records: Records
+        }
+        let result = try ToolProcess.modelstore(
+            ["stats", "shop", "--collection", collection, "--json"] + options + fixture.rootArguments)
+        return try result.decode(Stats.self).records.live
+    }
+
+    /// `collections` and `stats --collection` count one way: live records under the policy
+    /// (`--policy`, else the recorded one), expired records by their own deadline too.
+    @Test func collectionsCountsFreshRecordsTheWayStatsDoes() throws {
+        let fixture = StoreFixture()
+        let old = try fixture.open("shop", policy: .never, storedAgo: 7_200)
+        try old.collection("users").set(Book.sample(), forKey: "old")
+        try old.collection("sessions", policy: .highest).set(Book.sample(), forKey: "gone")  // own deadline, passed
+        try old.close()
+        let new = try fixture.open("shop", policy: .never)
+        try new.collection("users").set(Book.sample(), forKey: "new")
+        try new.close()
+
+        for policy in [[], ["--policy", "middle"]] {
+            let rows = try ToolProcess.modelstore(["collections", "shop", "--json"] + policy + fixture.rootArguments)
+                .decode([Row].self)
+            #expect(rows.map(\.name) == ["sessions", "users"])
+            for row in rows {
+                let live = try liveRecords(in: row.name, of: fixture, options: policy)
+                #expect(row.records == live, "\(row.name) \(policy)")
+            }
+        }
+        let fresh = try ToolProcess.modelstore(["collections", "shop", "--json"] + fixture.rootArguments)
+        #expect(try fresh.decode([Row].self).map(\.records) == [0, 2])  // never: only `gone` expired
+        let middle = try ToolProcess.modelstore(
+            ["collections", "shop", "--policy", "middle", "--json"] + fixture.rootArguments)
+        #expect(try middle.decode([Row].self).map(\.records) == [0, 1])
     }
 
     @Test func invalidCollectionNameIsAUsageError() throws {

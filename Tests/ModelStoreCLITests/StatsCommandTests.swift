@@ -69,15 +69,21 @@ import Testing
 
     @Test func statsSaysWhichPolicyItAssumedForExpired() throws {
         let fixture = try makeStore()
+        // The fixture's program opened the database with `.never`, which it records.
         let text = try ToolProcess.modelstore(["stats", "books"] + fixture.rootArguments)
-        #expect(text.stdout.contains("expired    0  (under policy never, assumed: no --policy given)"))
-        let assumed = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments)
-        let document = try #require(try assumed.json() as? [String: Any])
+        #expect(text.stdout.contains("expired    0  (under policy never, recorded in the database)"))
+        let recorded = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments)
+        let document = try #require(try recorded.json() as? [String: Any])
         #expect(document["policy"] as? String == "never")
         #expect(document["policyIsDefault"] as? Bool == true)
+        #expect(document["policySource"] as? String == "recorded")
         let chosen = try ToolProcess.modelstore(
             ["stats", "books", "--policy", "middle", "--json"] + fixture.rootArguments)
-        #expect((try chosen.json() as? [String: Any])?["policyIsDefault"] as? Bool == false)
+        let chosenDocument = try #require(try chosen.json() as? [String: Any])
+        #expect(chosenDocument["policyIsDefault"] as? Bool == false)
+        #expect(chosenDocument["policySource"] as? String == "option")
+        let chosenText = try ToolProcess.modelstore(["stats", "books", "--policy", "middle"] + fixture.rootArguments)
+        #expect(chosenText.stdout.contains("expired    2  (under policy middle (1 hour), given with --policy)"))
     }
 
     @Test func statsOfAMissingDatabaseExitsWithNotFoundAndCreatesNothing() throws {

@@ -257,8 +257,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:503
-#sourceLocation(file: "README.md", line: 504)
+// README.md:507
+#sourceLocation(file: "README.md", line: 508)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -266,9 +266,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:510
-    func readmeLine510() throws {
-#sourceLocation(file: "README.md", line: 511)
+    /// README.md:514
+    func readmeLine514() throws {
+#sourceLocation(file: "README.md", line: 515)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -282,9 +282,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:564
-    func readmeLine564() throws {
-#sourceLocation(file: "README.md", line: 565)
+    /// README.md:568
+    func readmeLine568() throws {
+#sourceLocation(file: "README.md", line: 569)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -297,10 +297,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:834 is not compiled: Package.swift excerpt
+// README.md:878 is not compiled: Package.swift excerpt
 
-// README.md:847 is not compiled: needs the Hummingbird trait
+// README.md:891 is not compiled: needs the Hummingbird trait
 
-// README.md:893 is not compiled: Package.swift excerpt
+// README.md:937 is not compiled: Package.swift excerpt
 
-// README.md:900 is not compiled: needs the Vapor trait
+// README.md:944 is not compiled: needs the Vapor trait

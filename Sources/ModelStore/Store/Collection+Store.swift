@@ -24,8 +24,20 @@ extension ModelStore {
     /// With `.never`, records are stamped with a deadline about 2,000 years away. Records
     /// written into the collection by a ``WriteBatch`` (which knows only the name) expire by
     /// the store's policy unless given a lifetime.
+    ///
+    /// The policy is recorded in the database for tools and other programs (see
+    /// ``Collection/recordedPolicy()``). That costs one read the first time this process gives
+    /// the collection a policy, and a write only when it differs from the one recorded; after
+    /// that, creating the collection with the same policy does no I/O (a lookup in memory).
+    /// Writes through the collection cost nothing more. An invalid name or policy records
+    /// nothing (every call on the collection reports it).
     public func collection(_ name: String, policy: UpdatePolicy) -> Collection {
-        Collection(store: self, name: name, policy: policy)
+        let collection = Collection(store: self, name: name, policy: policy)
+        if configuration.recordsPolicies, collection.failure == nil, let database = try? openDatabase() {
+            database.policies.record(
+                policy, for: collection.checkedSpace, in: database, sync: configuration.syncWrites)
+        }
+        return collection
     }
 
     /// The names of the collections that hold at least one record, live or expired but not

@@ -15,7 +15,8 @@ extension ModelStore {
     /// A collection shares everything else with its store: one LevelDB database, one lock,
     /// one object cache, one ``changes(bufferingPolicy:)`` stream (each ``Change`` names its
     /// collection), write batches (``WriteBatch/set(_:forKey:in:)-(_,_,String)``) and snapshots
-    /// (``Snapshot/collection(_:)``) that span collections. Creating one does no I/O; a
+    /// (``Snapshot/collection(_:)``) that span collections. Creating one does no I/O (with a
+    /// policy, only the first time in the process: see ``collection(_:policy:)``); a
     /// collection exists on disk while it holds records (see ``collectionNames()``).
     ///
     /// Names are 1 to 255 UTF-8 bytes without NUL, compared by their bytes like keys (so

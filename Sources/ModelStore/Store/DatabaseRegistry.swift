@@ -62,6 +62,18 @@ final class DatabaseRegistry: @unchecked Sendable {
         }
     }
 
+    /// Takes a lease on the database at `path` if it is open in this process (the caller
+    /// returns it with ``release(_:)``); nil if it is not.
+    func leaseIfOpen(at path: String) -> OpenDatabase? {
+        lock.withLock {
+            guard let identity = StoreDirectory.markerIdentity(of: path), let open = databases[identity] else {
+                return nil
+            }
+            open.leases += 1
+            return open
+        }
+    }
+
     /// Returns a lease; the last one closes the database.
     ///
     /// The database is closed while the registry is locked: closed and out of the table in

@@ -10,6 +10,14 @@
 /// | 0xFE | a named collection | name length N (1 byte, 1–255), the name's N UTF-8 bytes, the key's UTF-8 |
 /// | 0xFF | ModelStore's system records, never returned to users | kind byte, kind-specific bytes |
 ///
+/// The kinds of system record (the byte after 0xFF), each documented where it is written:
+///
+/// | kind | what | rest of the key | written by |
+/// |---|---|---|---|
+/// | 0x01 | the tag index | LEB128 tag length, the tag, the record's LevelDB key | ``TagIndex`` |
+/// | 0x02 | a compression dictionary | its id, 4 bytes big-endian | ``RecordDictionaries`` |
+/// | 0x03 | a recorded policy | this type's ``prefix`` of the key space: nothing for the database's own policy, 0xFE, the length and the name for a collection's | ``StoredPolicies`` |
+///
 /// A Swift `String` is valid UTF-8, whose first byte is never 0xF5–0xFF, so default keys
 /// never reach the bytes above 0xF4; and the length byte makes collection prefixes
 /// prefix-free: no key of one collection starts with another collection's prefix, whatever

@@ -159,6 +159,12 @@ extension ModelStore {
         /// inspections, which promise to change nothing.
         package var finishesInterruptedDeletions: Bool = true
 
+        /// Whether opening a store, and ``ModelStore/collection(_:policy:)``, record the policy in
+        /// the database for tools (see ``ModelStore/recordedPolicy()``). The `modelstore` tool
+        /// turns it off: its inspections open databases under policies of their own choosing and
+        /// promise to change nothing.
+        package var recordsPolicies: Bool = true
+
         /// The read-through clock and metrics factory; tests inject their own.
         package var readThrough = ReadThroughSettings()
 

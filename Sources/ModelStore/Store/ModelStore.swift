@@ -60,7 +60,9 @@ public final class ModelStore: Sendable {
     /// - Parameters:
     ///   - name: The database's name: 1 to 200 UTF-8 bytes with no `/`, `\`, NUL or control
     ///     characters, and not `.` or `..`.
-    ///   - policy: When records expire.
+    ///   - policy: When records expire. The open records it in the database, for tools and
+    ///     other programs (see ``recordedPolicy()``): one read, and a write only when it
+    ///     differs from the policy recorded there.
     ///   - configuration: Root directory, clock, codec and LevelDB tuning.
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` or
     ///   ``ModelStoreError/invalidPolicy(reason:)`` (for the policy or the configuration's
@@ -82,6 +84,10 @@ public final class ModelStore: Sendable {
         reader = RecordReader(
             policy: policy, configuration: configuration, path: database.path, dictionaries: database.dictionaries)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
+        if configuration.recordsPolicies {
+            // One read the first time in the process, a write only when the policy changed.
+            database.policies.record(policy, for: .default, in: database, sync: configuration.syncWrites)
+        }
         if configuration.recordCompression.isEnabled, database.dictionaries.isCollecting {
             database.sampleStoredRecords(compression: configuration.recordCompression)
         }

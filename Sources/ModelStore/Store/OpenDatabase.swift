@@ -66,6 +66,10 @@ final class OpenDatabase: @unchecked Sendable {
     /// any store of the database reads the compressed records it holds.
     let dictionaries: RecordDictionaries
 
+    /// The policies recorded in the database for tools (`0xFF 0x03`), and what this process
+    /// knows they hold.
+    let policies = StoredPolicies()
+
     /// Writes take this shared; a read that purges an expired record, and each chunk of an
     /// expiry sweep, take it exclusively, so they never delete a record that a concurrent
     /// writer has just replaced. LevelDB still groups concurrent shared writers.

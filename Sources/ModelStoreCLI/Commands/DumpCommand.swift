@@ -9,7 +9,8 @@ struct DumpCommand: ParsableCommand {
         abstract: "Print every record as newline-delimited JSON (key, metadata, value).",
         discussion: """
             Records stream through a cursor one at a time, so a dump of any size runs in constant \
-            memory. Each line has the form of `get --json`: property lists converted to JSON, records \
+            memory. Expiry (`expired`) is judged under --policy, else the policy recorded in the database, \
+            else never (said on standard error). Each line has the form of `get --json`: property lists converted to JSON, records \
             of the binary codec and custom codecs as base64 of their encoded bytes, and `shownAs` \
             saying which, then the record's format version, checksum verdict and metadata. A record that \
             cannot be read at all (a damaged header, or bytes that fail the checksum) is printed as \
@@ -26,16 +27,18 @@ struct DumpCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Judge expiry under this policy (default: never): \(PolicyArgument.help).", valueName: "policy"),
+            "Judge expiry under this policy (default: the policy recorded in the database, else never): "
+                + "\(PolicyArgument.help).", valueName: "policy"),
         transform: PolicyArgument.parse)
-    var policy = PolicyArgument(.never)
+    var policy: PolicyArgument?
 
     @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
 
     func run() throws {
-        let store = try root.inspector.unchanged(name, policy: policy.policy)
+        let (store, judgedBy) = try root.inspector.unchanged(name, policyOption: policy)
         defer { try? store.close() }
+        if let note = judgedBy.note(for: name) { Terminal.printError(note) }
         let range = prefix.map(KeyRange.prefix) ?? .all
         let scope = collection.scope(in: store)
         // The records go to standard output, so progress is only drawn when they are going
@@ -54,7 +57,7 @@ struct DumpCommand: ParsableCommand {
         var written = 0
         var undecodable = 0
         let raw = RawRecordReader(
-            inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
+            inspector: root.inspector, name: name, policy: judgedBy.policy, collection: collection.collection)
         while let key = try cursor.next() {
             do {
                 try scope.requireIntactRecord(forKey: key)

@@ -13,7 +13,8 @@ struct GetCommand: ParsableCommand {
             the binary codec and of custom codecs are shown as base64 of their encoded bytes, since \
             they cannot be decoded without the model type. The "shown as" line (`shownAs` in --json: \
             json, jsonConvertedFromPropertyList or base64) says which. Expired records are shown too, \
-            marked as expired under --policy, and are not removed. The record's format version, \
+            marked as expired under --policy (default: the policy recorded in the database, else never; \
+            the "policy" line says which), and are not removed. The record's format version, \
             checksum verdict and metadata (JSON where its codec allows, else base64) follow; a record \
             that fails its checksum is not shown and the command exits with 1.
             """)
@@ -27,20 +28,21 @@ struct GetCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Judge expiry under this policy (default: never): \(PolicyArgument.help).", valueName: "policy"),
+            "Judge expiry under this policy (default: the policy recorded in the database, else never): "
+                + "\(PolicyArgument.help).", valueName: "policy"),
         transform: PolicyArgument.parse)
-    var policy = PolicyArgument(.never)
+    var policy: PolicyArgument?
 
     @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
     @OptionGroup var output: JSONOption
 
     func run() throws {
-        let store = try root.inspector.unchanged(name, policy: policy.policy)
+        let (store, judgedBy) = try root.inspector.unchanged(name, policyOption: policy)
         defer { try? store.close() }
         let scope = collection.scope(in: store)
         try scope.requireIntactRecord(forKey: key)
-        guard var report = try read(from: store) else {
+        guard var report = try read(from: store, policy: judgedBy.policy) else {
             throw CommandFailure(
                 status: .notFound,
                 message: "no record with key \(key.debugDescription) in \(place). "
@@ -58,7 +60,7 @@ struct GetCommand: ParsableCommand {
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
-        print("policy       \(policy.policy)")
+        print("policy       \(judgedBy.explanation)\(collectionPolicy(in: store))")
         print("size         \(Format.bytes(report.byteCount))")
         if let envelope = report.envelope {
             print("format       \(envelope.formatDescription)")
@@ -91,14 +93,23 @@ struct GetCommand: ParsableCommand {
         collection.collection.map { " --collection \($0.debugDescription)" } ?? ""
     }
 
-    private func read(from store: ModelStore) throws -> RecordReport? {
+    /// `; the collection's own: P` when the record's collection records a policy of its own,
+    /// which its program stamped on the record as its own lifetime.
+    private func collectionPolicy(in store: ModelStore) -> String {
+        guard let name = collection.collection, let own = InspectionPolicy.collectionPolicy(name, in: store) else {
+            return ""
+        }
+        return "; the collection's own: \(own)"
+    }
+
+    private func read(from store: ModelStore, policy: UpdatePolicy) throws -> RecordReport? {
         do {
             return try collection.scope(in: store).entry(InspectedValue.self, forKey: key).map {
                 RecordReport($0, now: Date())
             }
         } catch ModelStoreError.decodingFailed(_, _, let message) {
             let raw = RawRecordReader(
-                inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
+                inspector: root.inspector, name: name, policy: policy, collection: collection.collection)
             guard let (entry, codec) = try raw.entry(forKey: key),
                 let report = RecordReport(entry, codec: codec, now: Date())
             else {

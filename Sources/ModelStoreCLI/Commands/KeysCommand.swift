@@ -8,8 +8,9 @@ struct KeysCommand: ParsableCommand {
         commandName: "keys",
         abstract: "List a database's keys in order.",
         discussion: """
-            Without --policy every stored key is listed, expired or not. With --policy only keys \
-            whose records are still fresh under that policy are listed. Nothing is removed either way.
+            Lists the keys whose records are still fresh under --policy, else the policy recorded in the \
+            database (the one its program last opened it with), else never (said on standard error). \
+            --include-expired lists every stored key, expired or not. Nothing is removed either way.
             """)
 
     @Argument(help: "The database's name.")
@@ -27,9 +28,14 @@ struct KeysCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Only keys still fresh under this policy: \(PolicyArgument.help).", valueName: "policy"),
+        help: ArgumentHelp(
+            "Only keys still fresh under this policy (default: the policy recorded in the database, else never): "
+                + "\(PolicyArgument.help).", valueName: "policy"),
         transform: PolicyArgument.parse)
     var policy: PolicyArgument?
+
+    @Flag(help: "List every stored key, expired or not (no policy applied).")
+    var includeExpired = false
 
     @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
@@ -37,11 +43,21 @@ struct KeysCommand: ParsableCommand {
 
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more; got \(limit).") }
+        if includeExpired, policy != nil {
+            throw ValidationError("--include-expired applies no policy; leave out --policy, or --include-expired.")
+        }
     }
 
     func run() throws {
         let inspector = root.inspector
-        let store = try policy.map { try inspector.current(name, policy: $0.policy) } ?? inspector.unchanged(name)
+        let store: ModelStore
+        if includeExpired {
+            store = try inspector.unchanged(name)
+        } else {
+            let judgedBy: InspectionPolicy
+            (store, judgedBy) = try inspector.current(name, policyOption: policy)
+            if let note = judgedBy.note(for: name) { Terminal.printError(note) }
+        }
         defer { try? store.close() }
         let range = prefix.map(KeyRange.prefix) ?? .all
         let cursor = try collection.scope(in: store).keys(in: range, reverse: reverse, limit: limit)

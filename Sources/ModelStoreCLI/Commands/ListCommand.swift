@@ -22,18 +22,28 @@ struct ListCommand: ParsableCommand {
         /// Every stored record: `list` applies no update policy, so expired records are counted
         /// (`includesExpired` says so in the JSON; `stats --policy` tells live from expired).
         let records: Int?
+        /// The records fresh under `policy` (nil when the database could not be opened).
+        var live: Int? = nil
+        /// The policy `live` was counted under, and where it came from (`recorded`, or `assumed`
+        /// for a database that records none).
+        var policy: InspectionPolicy? = nil
         let bytesOnDisk: UInt64
         let status: String
         let error: String?
 
         /// Written by hand so `records` prints as null for a database that could not be opened.
-        private enum CodingKeys: String, CodingKey { case name, records, includesExpired, bytesOnDisk, status, error }
+        private enum CodingKeys: String, CodingKey {
+            case name, records, includesExpired, live, policy, policySource, bytesOnDisk, status, error
+        }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(records, forKey: .records)
             try container.encode(true, forKey: .includesExpired)
+            try container.encode(live, forKey: .live)
+            try container.encode(policy?.policy.description, forKey: .policy)
+            try container.encode(policy?.source, forKey: .policySource)
             try container.encode(bytesOnDisk, forKey: .bytesOnDisk)
             try container.encode(status, forKey: .status)
             try container.encodeIfPresent(error, forKey: .error)
@@ -59,24 +69,30 @@ struct ListCommand: ParsableCommand {
         let nameWidth = max(4, rows.map(\.name.count).max() ?? 0)
         print(
             Format.pad("NAME", nameWidth) + "  " + Format.pad("RECORDS", 10, right: true) + "  "
-                + Format.pad("ON DISK", 10, right: true))
+                + Format.pad("LIVE", 10, right: true) + "  " + Format.pad("ON DISK", 10, right: true) + "  POLICY")
         for row in rows {
             let records = row.records.map(String.init) ?? row.status
+            let policy = row.policy?.column
             print(
                 Format.pad(row.name, nameWidth) + "  " + Format.pad(records, 10, right: true) + "  "
-                    + Format.pad(Format.bytes(row.bytesOnDisk), 10, right: true))
+                    + Format.pad(row.live.map(String.init) ?? "-", 10, right: true) + "  "
+                    + Format.pad(Format.bytes(row.bytesOnDisk), 10, right: true) + "  " + (policy ?? "-"))
         }
         print("RECORDS counts every stored record, expired ones included (no policy applied); "
-            + "`modelstore stats NAME --policy P` counts live and expired records.")
+            + "LIVE those fresh under POLICY, the policy the database records (the one its program last opened "
+            + "it with). `modelstore stats NAME` counts them by collection.")
     }
 
-    /// Counts every stored record (expired ones too: the listing shows what is on disk).
+    /// Counts every stored record (expired ones too: the listing shows what is on disk), and the
+    /// live ones under the recorded policy, as `stats` does.
     private func row(for name: String, in storeRoot: StoreRoot) -> Row {
         let bytes = storeRoot.diskUsage(of: name).bytes
         do {
-            let store = try Inspector(root: storeRoot).unchanged(name)
-            defer { try? store.close() }
-            return Row(name: name, records: try store.countEveryCollection(), bytesOnDisk: bytes, status: "ok", error: nil)
+            let counter = try RecordCounter(name, inspector: Inspector(root: storeRoot), policy: nil)
+            let counts = try counter.database()
+            return Row(
+                name: name, records: counts.total, live: counts.live, policy: counter.policy, bytesOnDisk: bytes,
+                status: "ok", error: nil)
         } catch let error as ModelStoreError {
             if case .locked = error {
                 return Row(name: name, records: nil, bytesOnDisk: bytes, status: "locked", error: error.description)

@@ -6,7 +6,13 @@ import ModelStore
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show a database's record counts, sizes and LevelDB statistics.")
+        abstract: "Show a database's record counts, sizes and LevelDB statistics.",
+        discussion: """
+            Counts the whole database, its own keys and every collection (as `list` does), with a \
+            line per key space; --collection counts one collection. Live and expired are judged \
+            under --policy, else the policy recorded in the database (the one its program last \
+            opened it with), else never, and the output says which.
+            """)
 
     @Argument(help: "The database's name.")
     var name: String
@@ -14,15 +20,11 @@ struct StatsCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Count records as expired under this policy (default: never, under which only records stored "
-                + "with a lifetime of their own expire): \(PolicyArgument.help).",
+            "Count records as expired under this policy (default: the policy recorded in the database, else "
+                + "never): \(PolicyArgument.help).",
             valueName: "policy"),
         transform: PolicyArgument.parse)
     var policy: PolicyArgument?
-
-    /// The policy expiry is judged by: `--policy`, or `never` when none is given (a database
-    /// does not record the policy its program opens it with, so the tool cannot know it).
-    private var assumedPolicy: UpdatePolicy { policy?.policy ?? .never }
 
     @OptionGroup var collection: CollectionOption
     @OptionGroup var root: RootOptions
@@ -30,13 +32,6 @@ struct StatsCommand: ParsableCommand {
 
     /// What `--json` prints.
     struct Report: Encodable {
-        /// Records on disk, and how many of them are fresh or expired under `--policy`.
-        struct Records: Encodable {
-            let total: Int
-            let live: Int
-            let expired: Int
-        }
-
         /// Sizes in bytes.
         struct Sizes: Encodable {
             /// LevelDB's estimate for the key range (compressed, excluding unflushed writes).
@@ -45,55 +40,95 @@ struct StatsCommand: ParsableCommand {
             let files: Int
         }
 
+        /// One key space counted: the database's own keys (`collection` null) or a collection.
+        struct KeySpace: Encodable {
+            let collection: String?
+            /// The collection's own recorded policy (stamped on the records it writes), or null.
+            let policy: String?
+            let total: Int
+            let live: Int
+            let expired: Int
+
+            /// Written by hand so `collection` and `policy` print as null rather than vanish.
+            private enum CodingKeys: String, CodingKey { case collection, policy, total, live, expired }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(collection, forKey: .collection)
+                try container.encode(policy, forKey: .policy)
+                try container.encode(total, forKey: .total)
+                try container.encode(live, forKey: .live)
+                try container.encode(expired, forKey: .expired)
+            }
+        }
+
         let name: String
-        /// The collection counted (--collection), or nil for the database's own keys.
+        /// The collection counted (--collection), or nil for the whole database.
         let collection: String?
+        /// What `records` counts: `database` (its own keys and every collection) or `collection`.
+        let counted: String
         let path: String
         /// The policy `records.expired` was counted under.
         let policy: String
-        /// Whether that policy is the default (`never`, no `--policy` given) rather than chosen.
+        /// Whether no `--policy` was given (the policy is then the recorded one, or assumed).
         let policyIsDefault: Bool
-        let records: Records
+        /// Where the policy came from: `option`, `recorded` or `assumed`.
+        let policySource: InspectionPolicy.Source
+        let records: RecordCounts
+        /// `records`, key space by key space: they add up to it.
+        let keySpaces: [KeySpace]
         let sizes: Sizes
         let leveldbStats: String
     }
 
     func run() throws {
-        let inspector = root.inspector
-        let everything = try inspector.unchanged(name)
-        defer { try? everything.close() }
-        let current = try inspector.current(name, policy: assumedPolicy)
-        defer { try? current.close() }
-
-        let total = try collection.scope(in: everything).count(in: .all)
-        let live = try collection.scope(in: current).count(in: .all)
+        let counter = try RecordCounter(name, inspector: root.inspector, policy: policy)
+        let everything = counter.store
+        let spaces = try collection.collection.map { [($0, try counter.counts(in: $0))] } ?? counter.everyKeySpace()
         let usage = root.storeRoot.diskUsage(of: name)
         let report = Report(
             name: name,
             collection: collection.collection,
+            counted: collection.collection == nil ? "database" : "collection",
             path: everything.url.path,
-            policy: assumedPolicy.description,
+            policy: counter.policy.policy.description,
             policyIsDefault: policy == nil,
-            records: .init(total: total, live: live, expired: max(0, total - live)),
+            policySource: counter.policy.source,
+            records: spaces.reduce(RecordCounts()) { $0 + $1.counts },
+            keySpaces: spaces.map { space in
+                Report.KeySpace(
+                    collection: space.collection,
+                    policy: space.collection.flatMap { InspectionPolicy.collectionPolicy($0, in: everything) },
+                    total: space.counts.total, live: space.counts.live, expired: space.counts.expired)
+            },
             sizes: .init(approximate: try everything.approximateSize(), onDisk: usage.bytes, files: usage.files),
             leveldbStats: try everything.statistics())
         if output.json {
             print(try JSONOutput.pretty(report))
         } else {
-            printText(report)
+            printText(report, policy: counter.policy)
         }
     }
 
-    private func printText(_ report: Report) {
+    private func printText(_ report: Report, policy: InspectionPolicy) {
         print("database     \(report.name)")
         print("path         \(report.path)")
+        let collections = report.keySpaces.count - 1
         if let name = report.collection {
             print("collection   \(name)  (records counted in it; sizes and statistics are the database's)")
+            print("records      \(report.records.total)  (collection \(name) only)")
+        } else {
+            let what = collections == 0 ? "no collections" : "\(Format.count(collections, "collection"))"
+            print("records      \(report.records.total)  (the whole database: its own keys and \(what))")
         }
-        print("records      \(report.records.total)")
         print("  live       \(report.records.live)")
-        let assumption = report.policyIsDefault ? ", assumed: no --policy given" : ""
-        print("  expired    \(report.records.expired)  (under policy \(report.policy)\(assumption))")
+        print("  expired    \(report.records.expired)  (under policy \(policy.explanation))")
+        if report.collection == nil, collections > 0 {
+            for space in report.keySpaces {
+                let expired = space.expired > 0 ? "  (\(space.expired) expired)" : ""
+                print("  " + Format.pad(space.collection ?? "own keys", 10) + " \(space.total)\(expired)")
+            }
+        }
         print(
             "size         \(Format.bytes(report.sizes.onDisk)) on disk in \(Format.count(report.sizes.files, "file"))")
         print("  estimate   \(Format.bytes(report.sizes.approximate))  (LevelDB's estimate; excludes unflushed writes)")

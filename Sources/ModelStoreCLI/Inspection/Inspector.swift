@@ -11,6 +11,9 @@ import ModelStore
 ///   nothing is purged. Entries still carry their real `expiresAt` (from the policy), and
 ///   the tool judges expiry itself against the real time.
 /// - ``current(_:policy:)`` with the real clock, for counting what is live and for sweeping.
+///
+/// Neither records a policy in the database (a program's open does): the variants that take a
+/// `policyOption` judge by `--policy`, else by the policy the database records.
 struct Inspector {
     /// The root the databases live under.
     let root: StoreRoot
@@ -48,6 +51,29 @@ struct Inspector {
         try open(name, policy: policy, configuration: baseConfiguration)
     }
 
+    /// ``unchanged(_:policy:codec:)`` under the policy a command judges expiry by (see
+    /// ``InspectionPolicy``): `option`, else the one recorded in the database, else `never`.
+    func unchanged(
+        _ name: String, policyOption option: PolicyArgument?, codec: (any ModelCodec)? = nil
+    ) throws -> (store: ModelStore, policy: InspectionPolicy) {
+        let probe = try unchanged(name, codec: codec)
+        let policy = InspectionPolicy(option: option, recordedIn: probe)
+        guard policy.policy != probe.policy else { return (probe, policy) }
+        // Opened while the probe is still open, so LevelDB is not opened a second time.
+        defer { try? probe.close() }
+        return (try unchanged(name, policy: policy.policy, codec: codec), policy)
+    }
+
+    /// ``current(_:policy:)`` under the policy a command judges expiry by, as
+    /// ``unchanged(_:policyOption:codec:)``.
+    func current(_ name: String, policyOption option: PolicyArgument?) throws -> (store: ModelStore, policy: InspectionPolicy) {
+        let probe = try current(name)
+        let policy = InspectionPolicy(option: option, recordedIn: probe)
+        guard policy.policy != probe.policy else { return (probe, policy) }
+        defer { try? probe.close() }
+        return (try current(name, policy: policy.policy), policy)
+    }
+
     private var baseConfiguration: ModelStore.Configuration {
         var configuration = ModelStore.Configuration()
         configuration.directory = root.url
@@ -55,6 +81,8 @@ struct Inspector {
         configuration.logger = Self.logger
         // Inspecting changes nothing: unfinished deletions are left for `delete`/`delete-all`.
         configuration.finishesInterruptedDeletions = false
+        // Nor does it record the policy it judges by: the database keeps its program's.
+        configuration.recordsPolicies = false
         return configuration
     }
 

@@ -49,12 +49,27 @@ struct StoreFixture {
     }
 
     /// Stores `models` (key to model) in database `name`, dated `storedAgo` seconds ago, and
-    /// closes the database again.
+    /// closes the database again. The open records `policy` in the database.
     func write<Model: Encodable>(
-        _ models: [String: Model], in name: String, storedAgo: TimeInterval = 0, codec: (any ModelCodec)? = nil
+        _ models: [String: Model], in name: String, storedAgo: TimeInterval = 0, codec: (any ModelCodec)? = nil,
+        policy: UpdatePolicy = .never
     ) throws {
         let store = try Self.open(
-            name, policy: .never, configuration: configuration(storedAgo: storedAgo, codec: codec))
+            name, policy: policy, configuration: configuration(storedAgo: storedAgo, codec: codec))
+        for (key, model) in models {
+            try store.set(model, forKey: key)
+        }
+        try store.close()
+    }
+
+    /// Stores `models` in database `name` as a release from before policy records did: the
+    /// database records no policy.
+    func writeWithoutRecordedPolicy<Model: Encodable>(
+        _ models: [String: Model], in name: String, storedAgo: TimeInterval = 0, policy: UpdatePolicy = .never
+    ) throws {
+        var configuration = configuration(storedAgo: storedAgo)
+        configuration.recordsPolicies = false
+        let store = try Self.open(name, policy: policy, configuration: configuration)
         for (key, model) in models {
             try store.set(model, forKey: key)
         }
@@ -64,6 +79,11 @@ struct StoreFixture {
     /// Opens database `name` with the real clock (the caller closes it).
     func open(_ name: String, policy: UpdatePolicy = .never) throws -> ModelStore {
         try Self.open(name, policy: policy, configuration: baseConfiguration)
+    }
+
+    /// Opens database `name` with a clock `storedAgo` seconds before ``now`` (the caller closes it).
+    func open(_ name: String, policy: UpdatePolicy, storedAgo: TimeInterval) throws -> ModelStore {
+        try Self.open(name, policy: policy, configuration: configuration(storedAgo: storedAgo))
     }
 
     /// Opens a store, retrying briefly while it reads as locked.

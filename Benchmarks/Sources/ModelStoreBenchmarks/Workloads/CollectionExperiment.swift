@@ -68,6 +68,34 @@ func runCollectionExperiment(records: Int, rounds: Int, directory: String) throw
         }
     }
 
+    // The policy record: `collection(_:policy:)` compares its policy with what the process
+    // last recorded (a lookup under a lock), so a put through a collection made for every
+    // put pays that; a collection made once pays nothing per put. Both stamp the same lifetime.
+    let perPut = try ModelStore(name: "perput", policy: .never, configuration: configuration)
+    defer { try? perPut.close() }
+    let once = perPut.collection("sessions", policy: .low)
+    for round in 0..<rounds {
+        let sides: [(String, Put)] = [
+            ("once", { try once.set($0, forKey: $1) }),
+            ("per put", { try perPut.collection("sessions", policy: .low).set($0, forKey: $1) }),
+        ]
+        for (name, put) in round % 2 == 0 ? sides : sides.reversed() {
+            let keys = (0..<records).map { "p\(round)\(name):" + ProfileCorpus.key($0) }
+            timings["policy put \(name)", default: []].append(try microseconds(records) {
+                for number in 0..<records { try put(corpus.profile(number), keys[number]) }
+            })
+        }
+        let creations = 200_000
+        for (name, make) in [
+            ("without policy", { _ = perPut.collection("sessions") }),
+            ("with policy", { _ = perPut.collection("sessions", policy: .low) }),
+        ] as [(String, () -> Void)] {
+            timings["creation \(name)", default: []].append(try microseconds(creations) {
+                for _ in 0..<creations { make() }
+            })
+        }
+    }
+
     var lines = [
         "### Collections: µs per operation (\(rounds) rounds of \(records) records)",
         "",
@@ -86,6 +114,18 @@ func runCollectionExperiment(records: Int, rounds: Int, directory: String) throw
             cells.append(String(format: "%.3f | %.3f | %+.1f %%", base, other, overhead))
         }
         lines.append("| \(operation) | " + cells.joined(separator: " | ") + " |")
+    }
+    lines += [
+        "",
+        "Recorded policies: a put through `collection(_:policy:)` made once vs for every put, and",
+        "making a collection without and with a policy (median and best, µs).",
+        "",
+        "| Operation | Median | Best |",
+        "|---|---:|---:|",
+    ]
+    for name in ["policy put once", "policy put per put", "creation without policy", "creation with policy"] {
+        let values = timings[name] ?? []
+        lines.append("| \(name) | " + String(format: "%.3f | %.3f", median(values) ?? 0, values.min() ?? 0) + " |")
     }
     return lines.joined(separator: "\n")
 }
