@@ -160,9 +160,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:333
-    func readmeLine333() async throws {
-#sourceLocation(file: "README.md", line: 334)
+    /// README.md:334
+    func readmeLine334() async throws {
+#sourceLocation(file: "README.md", line: 335)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -174,9 +174,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:357
-    func readmeLine357() async throws {
-#sourceLocation(file: "README.md", line: 358)
+    /// README.md:358
+    func readmeLine358() async throws {
+#sourceLocation(file: "README.md", line: 359)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -198,9 +198,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:403
-    func readmeLine403() throws {
-#sourceLocation(file: "README.md", line: 404)
+    /// README.md:404
+    func readmeLine404() throws {
+#sourceLocation(file: "README.md", line: 405)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -209,9 +209,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:424
-    func readmeLine424() async throws {
-#sourceLocation(file: "README.md", line: 425)
+    /// README.md:425
+    func readmeLine425() async throws {
+#sourceLocation(file: "README.md", line: 426)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -224,9 +224,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:444
-    func readmeLine444() throws {
-#sourceLocation(file: "README.md", line: 445)
+    /// README.md:445
+    func readmeLine445() throws {
+#sourceLocation(file: "README.md", line: 446)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -243,8 +243,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:485
-#sourceLocation(file: "README.md", line: 486)
+// README.md:490
+#sourceLocation(file: "README.md", line: 491)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -252,9 +252,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:492
-    func readmeLine492() throws {
-#sourceLocation(file: "README.md", line: 493)
+    /// README.md:497
+    func readmeLine497() throws {
+#sourceLocation(file: "README.md", line: 498)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -268,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:546
-    func readmeLine546() throws {
-#sourceLocation(file: "README.md", line: 547)
+    /// README.md:551
+    func readmeLine551() throws {
+#sourceLocation(file: "README.md", line: 552)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:816 is not compiled: Package.swift excerpt
+// README.md:849 is not compiled: Package.swift excerpt
 
-// README.md:829 is not compiled: needs the Hummingbird trait
+// README.md:862 is not compiled: needs the Hummingbird trait
 
-// README.md:875 is not compiled: Package.swift excerpt
+// README.md:908 is not compiled: Package.swift excerpt
 
-// README.md:882 is not compiled: needs the Vapor trait
+// README.md:915 is not compiled: needs the Vapor trait

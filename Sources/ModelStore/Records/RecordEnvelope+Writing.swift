@@ -1,8 +1,9 @@
 /// Writing version-3 envelopes (the layout is at the top of RecordEnvelope.swift).
 ///
 /// A record is assembled in three steps into one buffer:
-/// ``RecordHeader/writeVersionThree(to:hasMetadata:hasTags:isCompressed:)`` puts the fixed part (checksum left zero), the metadata and tags sections are appended, then
-/// the payload, and ``RecordHeader/seal(_:key:)`` computes the checksum once the bytes are final.
+/// ``RecordHeader/writeVersionThree(to:hasMetadata:hasTags:isCompressed:)`` puts the fixed part
+/// (checksum left zero), the metadata and tags sections are appended, then the payload, and
+/// ``RecordHeader/seal(_:key:)`` computes the checksum once the bytes are final.
 extension RecordHeader {
     /// Appends the fixed part of a version-3 envelope (version, flags, codec, a zero checksum,
     /// storedAt, the deadline) to `buffer`, with the flags for the sections that will follow

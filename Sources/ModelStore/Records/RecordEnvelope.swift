@@ -74,9 +74,10 @@ import Foundation
 //     (typically a flipped deadline flag reading 8 bytes of text as a Float64): reads report
 //     `corrupted`, a rewrite (refresh, replaceMetadata) refuses it, nothing deletes it;
 //   - sweeps delete expired version-2 records whose checksum (bytes 7...end) matches and
-//     whose deadline is plausible; what remains unprotected is a flip in bytes 0-2 that still
-//     yields a plausible, expired envelope (a cleared deadline flag under a store policy the
-//     record's own deadline outlived). Such records become version 3 when written again.
+//     whose deadline is plausible (version-1 records: whose deadline is plausible); what
+//     remains unprotected is a flip in bytes 0-2 that still yields a plausible, expired
+//     envelope (a cleared deadline flag under a store policy the record's own deadline
+//     outlived). Such records become version 3 when written again.
 //
 // Records that never expire. Version 3 says so with flag bit 4. Earlier releases gave a
 // `.never` collection's records a deadline `RecordHeader.neverLifetime` (about 2,000 years)
@@ -117,7 +118,8 @@ struct RecordHeader: Equatable, Sendable {
     /// passes (so it flows through every path that takes a lifetime, validation included) and
     /// what version 3 stores as flag bit 4. Earlier releases stored it as a deadline this far
     /// (about 2,000 years, the distance from 2001 to `Date.distantFuture`) after storedAt, which
-    /// still reads as never expiring.
+    /// still reads as never expiring. A program that gives exactly this lifetime (63,113,904,000
+    /// seconds) gets "never" too, which is what 2,000 years amounts to.
     static let neverLifetime = Date.distantFuture.timeIntervalSinceReferenceDate
 
     /// The format version's byte: 1, 2 or ``versionThree``.
