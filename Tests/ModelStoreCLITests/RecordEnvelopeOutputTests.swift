@@ -31,7 +31,7 @@ import Testing
         let result = try ToolProcess.modelstore(["get", "books", "book:1", "--json"] + fixture.rootArguments)
         #expect(result.status == 0)
         let document = try #require(try result.json() as? [String: Any])
-        #expect(document["formatVersion"] as? Int == 2)
+        #expect(document["formatVersion"] as? Int == 3)
         #expect(document["checksum"] as? String == "valid")
         #expect((document["metadata"] as? [String: Any])?["etag"] as? String == "\"abc\"")
         #expect(document["metadataShownAs"] as? String == "json")
@@ -44,7 +44,7 @@ import Testing
         try writeBooks(fixture)
         let result = try ToolProcess.modelstore(["get", "books", "book:1"] + fixture.rootArguments)
         #expect(result.status == 0)
-        #expect(result.stdout.contains("format       2 (checksum valid)"))
+        #expect(result.stdout.contains("format       3 (checksum valid)"))
         #expect(result.stdout.contains("metadata     {\"etag\":\"\\\"abc\\\"\"} (JSON, as stored)"))
     }
 
@@ -64,7 +64,7 @@ import Testing
         #expect(result.status == 1)
         #expect(result.lines.count == 2)
         let first = try #require(try JSONSerialization.jsonObject(with: Data(result.lines[0].utf8)) as? [String: Any])
-        #expect(first["formatVersion"] as? Int == 2)
+        #expect(first["formatVersion"] as? Int == 3)
         #expect(first["checksum"] as? String == "valid")
         #expect((first["metadata"] as? [String: Any])?["etag"] as? String == "\"abc\"")
         let second = try #require(try JSONSerialization.jsonObject(with: Data(result.lines[1].utf8)) as? [String: Any])

@@ -34,7 +34,7 @@ struct MetadataWriteAttackTests {
         var record: [UInt8] = []
         let header = RecordHeader(
             storedAt: fixture.clock.now.timeIntervalSinceReferenceDate, expiresAt: nil, codec: codec.identifier)
-        header.writeVersionTwo(to: &record, hasMetadata: true, hasTags: false)
+        header.writeVersionThree(to: &record, hasMetadata: true, hasTags: false)
         record += try section(metadata, codec: codec)
         record += Array(try codec.encode(model))
         Array(key.utf8).withUnsafeBytes { RecordHeader.seal(&record, key: $0) }

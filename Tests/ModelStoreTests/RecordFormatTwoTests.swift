@@ -3,8 +3,8 @@ import Testing
 @testable import ModelStore
 import ModelStoreTestSupport
 
-/// Record format 2: every write path writes it, every read that trusts a value checks its
-/// checksum, and version-1 records stay readable beside it.
+/// Record format 2 and the checksum it brought: every read that trusts a value checks it, and
+/// version-1 and version-2 records stay readable beside version 3 (see RecordFormatThreeTests).
 @Suite("Record format 2")
 struct RecordFormatTwoTests {
     /// A version-1 record exactly as the previous release wrote it.
@@ -17,9 +17,9 @@ struct RecordFormatTwoTests {
         return bytes + Array(try JSONEncoder().encode(value))
     }
 
-    /// Whether `record` is a version-2 value whose checksum matches `key`.
-    static func isSealedVersionTwo(_ record: [UInt8]?, key: String) -> Bool {
-        guard let record, record.first == RecordHeader.versionTwo else { return false }
+    /// Whether `record` is a value of the current version (3) whose checksum matches `key`.
+    static func isSealedCurrentVersion(_ record: [UInt8]?, key: String) -> Bool {
+        guard let record, record.first == RecordHeader.versionThree else { return false }
         return record.withUnsafeBytes { value in
             guard let header = RecordHeader(parsing: value) else { return false }
             return Array(key.utf8).withUnsafeBytes { header.checksumMatches(value: value, key: $0) }
@@ -68,24 +68,30 @@ struct RecordFormatTwoTests {
         #expect(try store.keys().collect() == ["plain"])
     }
 
-    @Test("Version-1 and version-2 records live side by side; rewriting a version-1 record makes it version 2")
+    @Test("Version-1, version-2 and version-3 records live side by side; rewriting an older record makes it version 3")
     func versionsCoexist() throws {
         let fixture = Fixture()
         let store = try fixture.open()
         try putRawRecord(store, "old", try Self.versionOneRecord(User.sample("old"), storedAt: fixture.clock.now))
+        try putRawRecord(store, "two", try RecordFormatThreeTests.versionTwoRecord(
+            User.sample("two"), key: "two", storedAt: fixture.clock.now.timeIntervalSinceReferenceDate))
         try store.set(User.sample("new"), forKey: "new")
         let all = try store.entries(User.self).collect().map(\.value.userName)
-        #expect(all == ["new", "old"])
+        #expect(all == ["new", "old", "two"])
         #expect(try rawRecord(store, "old")?.first == RecordHeader.versionOne)
+        #expect(try rawRecord(store, "two")?.first == RecordHeader.versionTwo)
         #expect(try store.refresh(forKey: "old", metadata: "etag-1"))
-        #expect(Self.isSealedVersionTwo(try rawRecord(store, "old"), key: "old"))
+        #expect(try store.replaceMetadata("etag-2", forKey: "two"))
+        #expect(Self.isSealedCurrentVersion(try rawRecord(store, "old"), key: "old"))
+        #expect(Self.isSealedCurrentVersion(try rawRecord(store, "two"), key: "two"))
+        #expect(try store.object(User.self, forKey: "two") == User.sample("two"))
         #expect(try store.object(User.self, forKey: "old") == User.sample("old"))
         #expect(try store.metadata(String.self, forKey: "old") == "etag-1")
     }
 
-    // MARK: - Every write path writes version 2
+    // MARK: - Every write path writes the current version
 
-    @Test("set, set with a lifetime, batches, import and read-through all write sealed version-2 records")
+    @Test("set, set with a lifetime, batches, import and read-through all write sealed version-3 records")
     func everyWritePathWritesVersionTwo() async throws {
         let fixture = Fixture()
         let store = try fixture.open()
@@ -99,7 +105,7 @@ struct RecordFormatTwoTests {
         try await store.importObjects([6, 7], key: { "import\($0)" })
         _ = try await store.object(Int.self, forKey: "readThrough") { 8 }
         for key in ["set", "lifetime", "meta", "batch", "batchMeta", "import6", "import7", "readThrough"] {
-            #expect(Self.isSealedVersionTwo(try rawRecord(store, key), key: key), "\(key)")
+            #expect(Self.isSealedCurrentVersion(try rawRecord(store, key), key: key), "\(key)")
         }
     }
 
@@ -176,7 +182,7 @@ struct RecordFormatTwoTests {
         #expect(try reopened.object(User.self, forKey: "user") == User.sample())
     }
 
-    @Test("Header-only passes do not verify: contains and count still see a damaged record, and a sweep keeps it")
+    @Test("Header-only passes keep a damaged record: contains and count still see it, and a sweep keeps it")
     func headerOnlyPassesKeepDamagedRecords() throws {
         let fixture = Fixture()
         let store = try fixture.open(policy: .high)
@@ -210,26 +216,36 @@ struct RecordFormatTwoTests {
         #expect(try store.replaceMetadata("etag2", forKey: "tagged"))
         let rewritten = try #require(try rawRecord(store, "tagged"))
         #expect(rewritten[1] & RecordHeader.hasTagsFlag != 0)
-        #expect(rewritten.starts(with: bytes[..<3]))
+        #expect(rewritten[0] == RecordHeader.versionThree)  // rewritten in the current version
+        #expect(rewritten[1...2] == bytes[1...2])
         let tagsAndPayload = Array(bytes[(15 + 8)...])  // after the header and the old 8-byte metadata section
         #expect(Array(rewritten.suffix(tagsAndPayload.count)) == tagsAndPayload)
     }
 
-    @Test("A version-2 record with an unknown flag is refused as undecodable, and a sweep keeps it")
+    @Test("A version-2 or version-3 record with an unknown flag is refused as undecodable, and a sweep keeps it")
     func unknownFlagIsRefused() throws {
         let fixture = Fixture()
         let store = try fixture.open(policy: .high)
-        try store.set(User.sample(), forKey: "user")
-        var record = try #require(try rawRecord(store, "user"))
-        // Bit 4: the first one still reserved (bit 3 marks a compressed model since then).
-        record[1] |= 0b0001_0000
-        Array("user".utf8).withUnsafeBytes { RecordHeader.seal(&record, key: $0) }
-        try putRawRecord(store, "user", record)
-        #expect(errorCase { _ = try store.object(User.self, forKey: "user") } == "decodingFailed")
-        #expect(errorCase { _ = try store.metadata(String.self, forKey: "user") } == "decodingFailed")
-        #expect(errorCase { _ = try store.refresh(forKey: "user") } == "decodingFailed")
+        let now = fixture.clock.now.timeIntervalSinceReferenceDate
+        // Version 2: bit 4, the first one it reserved (bit 3 marks a compressed model since then;
+        // version 3 gives bit 4 a meaning, so its first reserved one is bit 5).
+        var two = try RecordFormatThreeTests.versionTwoRecord(User.sample(), key: "two", storedAt: now)
+        two[1] |= 0b0001_0000
+        Array("two".utf8).withUnsafeBytes { RecordHeader.seal(&two, key: $0) }
+        try putRawRecord(store, "two", two)
+        try store.set(User.sample(), forKey: "three")
+        var three = try #require(try rawRecord(store, "three"))
+        three[1] |= 0b0010_0000
+        Array("three".utf8).withUnsafeBytes { RecordHeader.seal(&three, key: $0) }
+        try putRawRecord(store, "three", three)
+        for key in ["two", "three"] {
+            #expect(errorCase { _ = try store.object(User.self, forKey: key) } == "decodingFailed")
+            #expect(errorCase { _ = try store.metadata(String.self, forKey: key) } == "decodingFailed")
+            #expect(errorCase { _ = try store.refresh(forKey: key) } == "decodingFailed")
+        }
         fixture.clock.advance(by: 10 * 86_400)
         #expect(try store.removeExpiredObjects() == 0)
-        #expect(try rawRecord(store, "user") == record)
+        #expect(try rawRecord(store, "two") == two)
+        #expect(try rawRecord(store, "three") == three)
     }
 }

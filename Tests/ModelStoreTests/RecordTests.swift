@@ -35,13 +35,13 @@ struct RecordTests {
         #expect(try reopened.object(User.self, forKey: "user") == User.sample())
     }
 
-    @Test("The stored model is not changed by storing it: the timestamp lives in the version-2 envelope")
+    @Test("The stored model is not changed by storing it: the timestamp lives in the version-3 envelope")
     func headerLayout() throws {
         let fixture = Fixture()
         let store = try fixture.open()
         try store.set(User.sample(), forKey: "user", expiresAfter: 30)
         let raw = try #require(try rawRecord(store, "user"))
-        #expect(raw[0] == RecordHeader.versionTwo)
+        #expect(raw[0] == RecordHeader.versionThree)
         #expect(raw[1] == RecordHeader.hasDeadlineFlag)
         #expect(raw[2] == ModelCodecIdentifier.json.rawValue)
         let payload = Data(raw[(RecordHeader.baseLengthV2 + RecordHeader.deadlineLength)...])
@@ -66,7 +66,48 @@ struct RecordTests {
         header.metadataCodec = .json
         header.metadataRange = 25..<25
         header.storedChecksum = expectedCRC
+        header.version = RecordHeader.versionTwo
         #expect(parsed == header)
+    }
+
+    @Test("The version-3 envelope's bytes are pinned: 0x33, flags, codec, CRC-32C of key and value, times, never flag")
+    func versionThreeBytesArePinned() throws {
+        func sealed(_ header: RecordHeader) -> [UInt8] {
+            var bytes: [UInt8] = []
+            header.writeVersionThree(to: &bytes, hasMetadata: true, hasTags: false)
+            let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+            RecordHeader.appendMetadataSection(codec: .json, bytes: empty, to: &bytes)
+            bytes += [0x2A]
+            Array("k".utf8).withUnsafeBytes { RecordHeader.seal(&bytes, key: $0) }
+            return bytes
+        }
+        /// The checksum written out here: the key, bytes 0..<3, bytes 7...end, in one pass.
+        func crc(_ bytes: [UInt8]) -> [UInt8] {
+            var expected: UInt32 = 0
+            (Array("k".utf8) + bytes[..<3] + bytes[7...]).withUnsafeBytes { expected = CRC32C.portableChecksum($0) }
+            return withUnsafeBytes(of: expected.littleEndian) { Array($0) }
+        }
+        let timed = sealed(RecordHeader(storedAt: 1.5, expiresAt: 2, codec: .binary))
+        #expect(timed == [0x33, 0b0_0011, 3] + crc(timed)
+            + [0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0, 0, 0, 0, 0, 0, 0, 0x40, 1, 1, 0x2A])
+        let never = sealed(RecordHeader(storedAt: 1.5, lifetime: RecordHeader.neverLifetime, codec: .binary))
+        #expect(never == [0x33, 0b1_0010, 3] + crc(never) + [0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 1, 1, 0x2A])
+        let parsed = try #require(never.withUnsafeBytes { RecordHeader(parsing: $0) })
+        #expect(parsed.version == 0x33)
+        #expect(parsed.formatNumber == 3)
+        #expect(parsed.neverExpires)
+        #expect(parsed.expiresAt == nil)
+        #expect(parsed.deadline(timeToLive: 10) == nil)
+        #expect(parsed.length == 17)
+        // The version byte is three bit flips from 1 and from 2: one flip never makes an older format.
+        #expect((RecordHeader.versionThree ^ RecordHeader.versionOne).nonzeroBitCount == 3)
+        #expect((RecordHeader.versionThree ^ RecordHeader.versionTwo).nonzeroBitCount == 3)
+        // A deadline and "never expires" together is no envelope a writer makes.
+        var both = never
+        both[1] |= RecordHeader.hasDeadlineFlag
+        both.insert(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0x40], at: 15)
+        Array("k".utf8).withUnsafeBytes { RecordHeader.seal(&both, key: $0) }
+        #expect(both.withUnsafeBytes { RecordHeader(parsing: $0) } == nil)
     }
 
     @Test("Version-1 header bytes still parse: version, flags, codec, then little-endian Float64 times")

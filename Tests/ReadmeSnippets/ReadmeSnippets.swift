@@ -160,9 +160,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:333
-    func readmeLine333() async throws {
-#sourceLocation(file: "README.md", line: 334)
+    /// README.md:334
+    func readmeLine334() async throws {
+#sourceLocation(file: "README.md", line: 335)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -174,9 +174,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:357
-    func readmeLine357() async throws {
-#sourceLocation(file: "README.md", line: 358)
+    /// README.md:358
+    func readmeLine358() async throws {
+#sourceLocation(file: "README.md", line: 359)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -199,9 +199,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:400
-    func readmeLine400() async throws {
-#sourceLocation(file: "README.md", line: 401)
+    /// README.md:401
+    func readmeLine401() async throws {
+#sourceLocation(file: "README.md", line: 402)
         let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
             .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
         }
@@ -211,9 +211,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:420
-    func readmeLine420() throws {
-#sourceLocation(file: "README.md", line: 421)
+    /// README.md:421
+    func readmeLine421() throws {
+#sourceLocation(file: "README.md", line: 422)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -223,9 +223,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:442
-    func readmeLine442() async throws {
-#sourceLocation(file: "README.md", line: 443)
+    /// README.md:443
+    func readmeLine443() async throws {
+#sourceLocation(file: "README.md", line: 444)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -238,9 +238,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:462
-    func readmeLine462() throws {
-#sourceLocation(file: "README.md", line: 463)
+    /// README.md:463
+    func readmeLine463() throws {
+#sourceLocation(file: "README.md", line: 464)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -257,8 +257,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:507
-#sourceLocation(file: "README.md", line: 508)
+// README.md:512
+#sourceLocation(file: "README.md", line: 513)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -266,9 +266,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:514
-    func readmeLine514() throws {
-#sourceLocation(file: "README.md", line: 515)
+    /// README.md:519
+    func readmeLine519() throws {
+#sourceLocation(file: "README.md", line: 520)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -282,9 +282,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:568
-    func readmeLine568() throws {
-#sourceLocation(file: "README.md", line: 569)
+    /// README.md:573
+    func readmeLine573() throws {
+#sourceLocation(file: "README.md", line: 574)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -297,10 +297,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:878 is not compiled: Package.swift excerpt
+// README.md:911 is not compiled: Package.swift excerpt
 
-// README.md:891 is not compiled: needs the Hummingbird trait
+// README.md:924 is not compiled: needs the Hummingbird trait
 
-// README.md:937 is not compiled: Package.swift excerpt
+// README.md:970 is not compiled: Package.swift excerpt
 
-// README.md:944 is not compiled: needs the Vapor trait
+// README.md:977 is not compiled: needs the Vapor trait

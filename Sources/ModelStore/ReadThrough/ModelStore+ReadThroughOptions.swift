@@ -140,7 +140,7 @@ extension ModelStore {
         let metrics = collection?.readThroughMetrics ?? database.readThroughMetrics.storeMetrics
         var options = options
         // A collection's policy is the default lifetime of what its fetches store.
-        if let collection { options.lifetime = options.lifetime ?? collection.lifetime }
+        if let collection { options.lifetime = try options.lifetime ?? collection.checked.lifetime }
         switch probe.step {
         case .hit, .notFound:
             return hit

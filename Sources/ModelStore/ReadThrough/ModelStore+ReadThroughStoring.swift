@@ -58,7 +58,7 @@ extension ModelStore {
         let kind = try space.withPhysicalKey(key) { keyBytes in
             try database.exclusiveWrite { engine -> Change.Kind? in
                 let state = try engine.withValue(forKey: keyBytes) { record in
-                    RecordState(record, now: now, timeToLive: timeToLive)
+                    RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
                 }
                 if state != .missing { try engine.delete(key: keyBytes, sync: sync) }
                 if let lifetime { database.notFound.remember(key, in: space, until: now + lifetime, now: now) }

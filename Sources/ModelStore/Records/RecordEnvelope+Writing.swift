@@ -1,23 +1,25 @@
-/// Writing version-2 envelopes (the layout is at the top of RecordEnvelope.swift).
+/// Writing version-3 envelopes (the layout is at the top of RecordEnvelope.swift).
 ///
-/// A record is assembled in three steps into one buffer: ``RecordHeader/writeVersionTwo(to:)``
-/// puts the fixed part (checksum left zero), the metadata and tags sections are appended, then
-/// the payload, and ``RecordHeader/seal(_:key:)`` computes the checksum once the bytes are final.
+/// A record is assembled in three steps into one buffer:
+/// ``RecordHeader/writeVersionThree(to:hasMetadata:hasTags:isCompressed:)`` puts the fixed part
+/// (checksum left zero), the metadata and tags sections are appended, then the payload, and
+/// ``RecordHeader/seal(_:key:)`` computes the checksum once the bytes are final.
 extension RecordHeader {
-    /// Appends the fixed part of a version-2 envelope (version, flags, codec, a zero checksum,
+    /// Appends the fixed part of a version-3 envelope (version, flags, codec, a zero checksum,
     /// storedAt, the deadline) to `buffer`, with the flags for the sections that will follow
     /// (and for a compressed payload, when a rewrite copies one).
-    func writeVersionTwo(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool, isCompressed: Bool = false) {
+    func writeVersionThree(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool, isCompressed: Bool = false) {
         // Assembled on the stack and appended in one go: every put writes one, and one append
         // is one capacity check and one copy instead of six.
         var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
         let length = Self.baseLengthV2 + (expiresAt == nil ? 0 : Self.deadlineLength)
         withUnsafeMutableBytes(of: &packed) { bytes in
             var flags: UInt8 = expiresAt == nil ? 0 : Self.hasDeadlineFlag
+            if neverExpires { flags |= Self.neverExpiresFlag }
             if hasMetadata { flags |= Self.hasMetadataFlag }
             if hasTags { flags |= Self.hasTagsFlag }
             if isCompressed { flags |= Self.compressedPayloadFlag }
-            bytes[0] = Self.versionTwo
+            bytes[0] = Self.versionThree
             bytes[1] = flags
             bytes[2] = codec.rawValue
             bytes.storeBytes(of: storedAt.bitPattern.littleEndian, toByteOffset: 7, as: UInt64.self)
@@ -87,8 +89,8 @@ extension RecordHeader {
         return lengthBytes - 1
     }
 
-    /// Stores the checksum of `key` and the value's bytes from offset 7 into a finished
-    /// version-2 value.
+    /// Stores the checksum of `key` and the finished value in its bytes 3..<7, by the rule of
+    /// the value's version byte (version 3 for every write; version 2 for tests that craft one).
     static func seal(_ buffer: inout [UInt8], key: UnsafeRawBufferPointer) {
         let crc = buffer.withUnsafeBytes { checksum(value: $0, key: key) }
         buffer.withUnsafeMutableBytes {
@@ -96,11 +98,16 @@ extension RecordHeader {
         }
     }
 
-    /// The version-2 checksum: CRC-32C of the LevelDB key followed by the value from offset 7.
+    /// The checksum of a value of at least 7 bytes, by its version byte: CRC-32C of the LevelDB
+    /// key, then (version 3) value bytes 0..<3, then the value from offset 7. Any byte other
+    /// than 2 computes version 3's rule, so a damaged version byte fails it.
     @inline(__always)
     static func checksum(value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> UInt32 {
-        let keyChecksum = CRC32C.checksum(key)
-        return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: value[checksummedFrom...]), continuing: keyChecksum)
+        var crc = CRC32C.checksum(key)
+        if value[0] != versionTwo {
+            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: value[..<checksumOffset]), continuing: crc)
+        }
+        return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: value[checksummedFrom...]), continuing: crc)
     }
 
     /// Whether `value` (whose envelope this is) holds the checksum of its bytes under `key`;
@@ -109,5 +116,32 @@ extension RecordHeader {
     func checksumMatches(value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> Bool {
         guard let storedChecksum else { return true }
         return Self.checksum(value: value, key: key) == storedChecksum
+    }
+
+    /// Whether what the envelope says about expiry may be acted on (a record counted as
+    /// expired, deleted by a sweep): the checksum matches and, for a version-1 or version-2
+    /// record whose flags no checksum covers, the deadline is one a write could have stored.
+    /// Computed only for records that look expired, so live records cost nothing more.
+    func vouchesForItsExpiry(value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> Bool {
+        guard checksumMatches(value: value, key: key) else { return false }
+        return isFullyChecked || hasPlausibleDeadline
+    }
+
+    /// Whether `value`, which does not parse, is a record whose checksum shows it damaged (so
+    /// a read reports `corrupted`, not an unknown format): a version-2 or version-3 record whose
+    /// checksum fails, or one whose version byte, put back to version 3's, makes it match.
+    static func isDamagedRecord(_ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> Bool {
+        guard value.count >= checksummedFrom else { return false }
+        let stored = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: checksumOffset, as: UInt32.self))
+        switch value[0] {
+        case versionTwo, versionThree:
+            return checksum(value: value, key: key) != stored
+        default:
+            var crc = CRC32C.checksum(key)
+            crc = withUnsafeBytes(of: versionThree) { CRC32C.checksum($0, continuing: crc) }
+            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: value[1..<checksumOffset]), continuing: crc)
+            crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: value[checksummedFrom...]), continuing: crc)
+            return crc == stored
+        }
     }
 }

@@ -8,13 +8,14 @@ public struct RecordInspection: Sendable {
     public enum Checksum: String, Sendable {
         /// A format-1 record: it has no checksum.
         case absent
-        /// The checksum matches the key and the value.
+        /// The checksum matches the key and the value (for a format-2 record, the value from
+        /// byte 7: its version, flags and codec bytes are not covered).
         case valid
         /// The checksum does not match: the bytes were damaged or copied from another key.
         case mismatch
     }
 
-    /// The envelope's format version (1 or 2).
+    /// The envelope's format version (1, 2 or 3; version 3's byte on disk is 0x33).
     public let formatVersion: Int
     /// The envelope's flags byte.
     public let flags: UInt8
@@ -56,7 +57,7 @@ extension ModelStore {
                         header.storedChecksum == nil
                         ? .absent : header.checksumMatches(value: record, key: keyBytes) ? .valid : .mismatch
                     return RecordInspection(
-                        formatVersion: Int(header.version), flags: record[1], codec: header.codec, checksum: checksum,
+                        formatVersion: header.formatNumber, flags: record[1], codec: header.codec, checksum: checksum,
                         metadataCodec: header.metadataCodec,
                         metadata: header.metadataCodec.map { _ in Data(record[header.metadataRange]) },
                         tags: Self.tags(in: record, range: header.tagsRange))

@@ -7,8 +7,9 @@ extension ModelStore.Collection {
     /// try await store.collection("users").importObjects(users, key: \.id)
     /// ```
     ///
-    /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` before reading the input;
-    ///   otherwise as the store's import.
+    /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` or
+    ///   ``ModelStoreError/invalidPolicy(reason:)`` before reading the input; otherwise as the
+    ///   store's import.
     @discardableResult
     @inlinable
     public func importObjects<Models: Sequence, Key: CustomStringConvertible>(
@@ -21,8 +22,7 @@ extension ModelStore.Collection {
     ) async throws -> ModelStore.ImportReport where Models.Element: Encodable {
         let total = (models as? any RandomAccessCollection)?.count
         var importer = try ChunkedImporter(
-            store: store, batchSize: batchSize, total: total, sync: sync, progress: progress, collection: name,
-            lifetime: lifetime)
+            store: store, batchSize: batchSize, total: total, sync: sync, progress: progress, collection: self)
         for model in models {
             let step = try importer.add(model, forKey: key(model).description)
             if step == .cancelled { break }
@@ -45,8 +45,7 @@ extension ModelStore.Collection {
         progress: ((ModelStore.ImportProgress) -> Void)? = nil
     ) async throws -> ModelStore.ImportReport where Models.Element: Encodable {
         var importer = try ChunkedImporter(
-            store: store, batchSize: batchSize, total: nil, sync: sync, progress: progress, collection: name,
-            lifetime: lifetime)
+            store: store, batchSize: batchSize, total: nil, sync: sync, progress: progress, collection: self)
         for try await model in models {
             let step = try importer.add(model, forKey: key(model).description)
             if step == .cancelled { break }

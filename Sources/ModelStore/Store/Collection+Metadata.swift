@@ -12,7 +12,8 @@ extension ModelStore.Collection {
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, metadata: (any Codable & Sendable)?
     ) throws {
-        try store.store(value, forKey: key, lifetime: lifetime, metadata: metadata, space: space)
+        let target = try checked
+        try store.store(value, forKey: key, lifetime: target.lifetime, metadata: metadata, space: target.space)
     }
 
     /// Stores `value` under `key` in this collection with `metadata` beside it and a lifetime

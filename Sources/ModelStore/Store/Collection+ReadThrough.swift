@@ -22,7 +22,7 @@ extension ModelStore.Collection {
     ) async throws -> Value {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
         var options = ReadThroughOptions()
-        options.lifetime = lifetime ?? self.lifetime
+        options.lifetime = try lifetime ?? checked.lifetime
         options.staleIfError = staleIfError ? .infinity : nil
         let value = try await store.readThrough(
             type, forKey: key, options: options, requiresValue: true, in: self,

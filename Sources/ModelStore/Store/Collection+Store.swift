@@ -21,7 +21,8 @@ extension ModelStore {
     /// let sessions = store.collection("sessions", policy: .highest)
     /// ```
     ///
-    /// With `.never`, records are stamped with a deadline about 2,000 years away. Records
+    /// With `.never`, each record carries a flag saying it never expires: no store reading it,
+    /// whatever its own policy, expires or sweeps it, and ``Entry/expiresAt`` is nil. Records
     /// written into the collection by a ``WriteBatch`` (which knows only the name) expire by
     /// the store's policy unless given a lifetime.
     ///

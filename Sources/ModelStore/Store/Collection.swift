@@ -34,48 +34,69 @@ extension ModelStore {
         /// The policy given to ``ModelStore/collection(_:policy:)``, or nil: the store's
         /// policy applies.
         public let policy: UpdatePolicy?
-        /// The key space (the default one if the name is invalid: never used then).
-        let checkedSpace: KeySpace
+        /// The key space and the lifetime, once the name and the policy are known to be valid.
+        /// Private to this file: every other part of ModelStore reaches them through
+        /// ``checked``, which throws for an invalid collection, so no entry point can write,
+        /// read or remove with an unchecked name or policy.
+        private let target: Target
         /// Why the name or policy is invalid, thrown by every call; nil if both are valid.
-        let failure: ModelStoreError?
-        /// The lifetime stamped on each record the collection writes without one of its own;
-        /// nil when the store's policy applies.
-        @usableFromInline
-        let lifetime: TimeInterval?
+        private let failure: ModelStoreError?
         /// The collection's read-through counters (`collection=<name>`), looked up once here so
         /// a read-through hit takes no lock to find them.
         let readThroughMetrics: ReadThroughMetrics
 
-        /// A `.never` collection stamps a deadline this far away (about 2,000 years, the
-        /// distance from 2001 to `Date.distantFuture`): a record's own deadline is what keeps
-        /// another instance, with another policy, from sweeping it.
-        static let neverLifetime = Date.distantFuture.timeIntervalSinceReferenceDate
+        /// Where a collection's records go and how long they live.
+        struct Target {
+            /// The key space (the default one if the name is invalid: never used then).
+            let space: KeySpace
+            /// The lifetime given to each record the collection writes without one of its own:
+            /// nil when the store's policy applies, ``RecordHeader/neverLifetime`` for `.never`
+            /// (stored as the envelope's "never expires" flag).
+            let lifetime: TimeInterval?
+        }
 
         init(store: ModelStore, name: String, policy: UpdatePolicy?) {
             self.store = store
             self.name = name
             self.policy = policy
+            var space = KeySpace.default
             do throws(ModelStoreError) {
                 try policy?.validate()
-                checkedSpace = try KeySpace(collection: name)
+                space = try KeySpace(collection: name)
                 failure = nil
             } catch {
-                checkedSpace = .default
                 failure = error
             }
-            lifetime = policy.map { $0.timeToLive ?? Self.neverLifetime }
+            // A `.never` policy is a record flag, so another instance, whatever its own policy,
+            // never expires or sweeps the collection's records.
+            target = Target(space: space, lifetime: policy.map { $0.timeToLive ?? RecordHeader.neverLifetime })
             // An invalid collection counts nowhere of its own: every call throws before counting.
-            readThroughMetrics = store.database.readThroughMetrics.metrics(for: checkedSpace)
+            readThroughMetrics = store.database.readThroughMetrics.metrics(for: space)
         }
 
+        /// The key space and lifetime; throws ``ModelStoreError/invalidName(name:reason:)`` or
+        /// ``ModelStoreError/invalidPolicy(reason:)`` for an invalid collection. The one way to
+        /// reach either.
         @inline(__always)
-        var space: KeySpace {
+        var checked: Target {
             get throws(ModelStoreError) {
                 // A stored value and an optional check, not a Result: this runs on every call,
                 // cached reads included.
                 if let failure { throw failure }
-                return checkedSpace
+                return target
             }
+        }
+
+        /// The key space, through ``checked``.
+        @inline(__always)
+        var space: KeySpace {
+            get throws(ModelStoreError) { try checked.space }
+        }
+
+        /// The lifetime of records written without one of their own, through ``checked``.
+        @inline(__always)
+        var lifetime: TimeInterval? {
+            get throws(ModelStoreError) { try checked.lifetime }
         }
 
         // MARK: - Writing
@@ -86,7 +107,8 @@ extension ModelStore {
         ///
         /// - Throws: As ``ModelStore/set(_:forKey:)``; ``ModelStoreError/invalidName(name:reason:)``.
         public func set<Value: Encodable>(_ value: Value, forKey key: String) throws {
-            try store.store(value, forKey: key, lifetime: lifetime, space: space)
+            let target = try checked
+            try store.store(value, forKey: key, lifetime: target.lifetime, space: target.space)
         }
 
         /// Stores `value` under `key` with a lifetime of its own, which wins over the

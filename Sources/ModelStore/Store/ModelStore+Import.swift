@@ -149,14 +149,16 @@ struct ChunkedImporter {
     var chunks = 0
     var cancelled = false
 
+    /// `collection`: where the records go, with its lifetime (nil: the store's own keys).
     @usableFromInline
     init(
         store: ModelStore, batchSize: Int, total: Int?, sync: Bool?,
-        progress: ((ModelStore.ImportProgress) -> Void)?, collection: String? = nil, lifetime: Double? = nil
+        progress: ((ModelStore.ImportProgress) -> Void)?, collection: ModelStore.Collection? = nil
     ) throws {
-        self.lifetime = lifetime
-        // The name is checked before anything is read from the input.
-        space = try collection.map { name throws(ModelStoreError) in try KeySpace(collection: name) } ?? .default
+        // The collection's name and policy are checked before anything is read from the input.
+        let target = try collection?.checked
+        lifetime = target?.lifetime
+        space = target?.space ?? .default
         database = try store.openDatabase()
         self.store = store
         self.batchSize = max(1, batchSize)

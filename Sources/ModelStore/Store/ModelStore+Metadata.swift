@@ -49,7 +49,8 @@ extension ModelStore {
         // Closures that return nothing and no generic local: see metadata(_:forKey:). `reader`
         // is used through `self`, not copied: a copy retains and releases its codec and clock.
         var found = false
-        var expired = false
+        // Set when the record has expired and may be deleted by this read (see mayPurgeExpired).
+        var purge = false
         do {
             try space.withPhysicalKey(key) { keyBytes in
                 try database.run { engine in
@@ -57,7 +58,7 @@ extension ModelStore {
                         guard let record else { return }
                         let header = try self.reader.header(record, key: key, keyBytes: keyBytes, type: type)
                         if self.reader.isExpired(header, readingClockInto: &now) {
-                            expired = true
+                            purge = try self.reader.mayPurgeExpired(header, key: key)
                             return
                         }
                         guard let codec = header.metadataCodec else { return }
@@ -69,7 +70,7 @@ extension ModelStore {
                         found = true
                     }
                 }
-                if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
+                if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
             }
         } catch {
             // Nothing throws after the slot is filled today; should that change, nothing leaks.
@@ -101,7 +102,9 @@ extension ModelStore {
 
     func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String, space: KeySpace) throws -> Bool {
         try rewriteRecord(forKey: key, space: space, metadata: metadata) { header, _ in
-            (header.storedAt, header.expiresAt)
+            RecordHeader(
+                storedAt: header.storedAt, expiresAt: header.expiresAt, codec: header.codec,
+                neverExpires: header.neverExpires)
         }
     }
 
@@ -145,19 +148,23 @@ extension ModelStore {
         return try rewriteRecord(
             forKey: key, space: space, metadata: metadata, includingExpired: includingExpired
         ) { header, now in
-            if let lifetime { return (now, now + lifetime) }
-            // A lifetime of its own restarts with the same length; a policy lifetime restarts
-            // by itself, since it counts from storedAt.
-            return (now, header.expiresAt.map { now + ($0 - header.storedAt) })
+            if let lifetime { return RecordHeader(storedAt: now, lifetime: lifetime, codec: header.codec) }
+            // A lifetime of its own restarts with the same length, and a record that never
+            // expires still never does; a policy lifetime restarts by itself, since it counts
+            // from storedAt.
+            return RecordHeader(
+                storedAt: now, expiresAt: header.expiresAt.map { now + ($0 - header.storedAt) }, codec: header.codec,
+                neverExpires: header.neverExpires)
         }
     }
 
-    /// Rewrites the live record for `key` with the times `times` gives (from its envelope and
-    /// now) and `metadata` (nil: the stored one), copying the payload and the tags section
-    /// verbatim. Returns false if there is no live record.
+    /// Rewrites the live record for `key` with the times `times` gives (a new header, from its
+    /// envelope and now; its codec is the old one's) and `metadata` (nil: the stored one),
+    /// copying the payload and the tags section verbatim. Returns false if there is no live
+    /// record.
     private func rewriteRecord(
         forKey key: String, space: KeySpace, metadata: (any Codable & Sendable)?, includingExpired: Bool = false,
-        times: (RecordHeader, Double) -> (storedAt: Double, expiresAt: Double?)
+        times: (RecordHeader, Double) -> RecordHeader
     ) throws -> Bool {
         let database = try openDatabase()
         let reader = reader
@@ -195,11 +202,15 @@ extension ModelStore {
                         // write and disable the store's writes.
                         return .refused(error)
                     }
+                    // The rewrite copies sections where the flags say they are: an older record's
+                    // flags, which no checksum covers, must at least be plausible.
+                    guard old.isFullyChecked || old.hasPlausibleDeadline else {
+                        return .refused(RecordReader.damagedEnvelope(path: reader.path, key: key))
+                    }
                     guard includingExpired || !old.isExpired(now: now, timeToLive: reader.timeToLive) else {
                         return .notFound
                     }
-                    let (storedAt, expiresAt) = times(old, now)
-                    let header = RecordHeader(storedAt: storedAt, expiresAt: expiresAt, codec: old.codec)
+                    let header = times(old, now)
                     Self.assemble(into: &buffer.bytes, header: header, old: old, record: record, newSection: newSection)
                     guard buffer.bytes.count <= limit else {
                         return .refused(.valueTooLarge(key: key, byteCount: buffer.bytes.count))
@@ -228,7 +239,7 @@ extension ModelStore {
         case refused(ModelStoreError)
     }
 
-    /// A version-2 value: `header`, the new metadata section (or `old`'s), `old`'s tags
+    /// A version-3 value: `header`, the new metadata section (or `old`'s), `old`'s tags
     /// section and payload, byte for byte (a compressed payload stays compressed, with its
     /// flag). The checksum is left for the caller to seal.
     private static func assemble(
@@ -237,7 +248,7 @@ extension ModelStore {
     ) {
         buffer.removeAll(keepingCapacity: true)
         let hasMetadata = newSection != nil || old.metadataCodec != nil
-        header.writeVersionTwo(
+        header.writeVersionThree(
             to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty,
             isCompressed: old.isPayloadCompressed)
         if let newSection {

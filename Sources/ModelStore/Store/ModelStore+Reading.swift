@@ -7,7 +7,8 @@ extension ModelStore {
     /// let cached: User? = try store.object(forKey: "user")
     /// ```
     ///
-    /// Reading an expired record removes it.
+    /// Reading an expired record removes it (one written by this release; an older record is
+    /// left for a sweep, see "On disk" in the README).
     ///
     /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` if the stored record
     ///   does not decode as `Value` (the record is left untouched);
@@ -57,14 +58,15 @@ extension ModelStore {
         var metadata: StoredMetadata? = nil
         var tags: [String] = []
         var byteCount = 0
-        var expired = false
+        // Set when the record has expired and may be deleted by this read (see mayPurgeExpired).
+        var purge = false
         try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes) { record in
                     guard let record else { return }
                     let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if reader.isExpired(parsed, readingClockInto: &now) {
-                        expired = true
+                        purge = try reader.mayPurgeExpired(parsed, key: key)
                         return
                     }
                     value = try reader.decodePayload(type, key: key, header: parsed, record: record)
@@ -77,7 +79,7 @@ extension ModelStore {
                     }
                 }
             }
-            if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
+            if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
         }
         if let cache, let value, let header {
             cache.insert(
@@ -122,7 +124,8 @@ extension ModelStore {
                 tags: item.tags)
         }
         let generation = cache?.generation(of: key, in: space) ?? 0
-        var expired = false
+        // Set when the record has expired and may be deleted by this read (see mayPurgeExpired).
+        var purge = false
         // Filled in place by closures that return nothing, as object(_:forKey:) does: an entry returned
         // through the engine's generic closures was copied twice on the way out (its model, metadata
         // and key: about 20 reference-count operations each time for the benchmark's profile).
@@ -134,14 +137,14 @@ extension ModelStore {
                     guard let record else { return }
                     let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if reader.isExpired(parsed, readingClockInto: &now) {
-                        expired = true
+                        purge = try reader.mayPurgeExpired(parsed, key: key)
                         return
                     }
                     entry = try reader.entry(type, key: key, header: parsed, record: record)
                     header = parsed
                 }
             }
-            if expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
+            if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
         }
         if let cache, let header, let found = entry {
             cache.insert(key, in: space, ObjectCache.Item(found, header: header), ifGeneration: generation)
@@ -200,27 +203,37 @@ extension ModelStore {
         let database = try openDatabase()
         let now = reader.now()
         return try space.withPhysicalKey(key) { keyBytes in
-            let state = try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record -> RecordState in
-                    RecordState(record, now: now, timeToLive: reader.timeToLive)
+            let (state, purge) = try database.run { engine in
+                try engine.withValue(forKey: keyBytes) { record -> (RecordState, Bool) in
+                    let state = RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive)
+                    // Only a version-3 record may be deleted by a read (see purgeIfExpired): an
+                    // older expired one reads as missing without taking the write gate each time.
+                    return (state, state == .expired && record?.first == RecordHeader.versionThree)
                 }
             }
-            if state == .expired { purgeIfExpired(key: keyBytes, now: now, space: space) }
+            if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
             return state == .live
         }
     }
 
-    /// Removes the record for `key` if it is still expired at `now`.
+    /// Removes the record for `key` if it is still expired at `now` and verified in full.
     ///
     /// It runs under the exclusive write gate and re-reads the record first, so a value
-    /// that a concurrent writer stored after our read is never deleted. Failures are ignored:
-    /// the caller already has its answer (missing), and a failed delete only means the
-    /// expired record stays until the next read or sweep.
+    /// that a concurrent writer stored after our read is never deleted. Only a version-3
+    /// record whose checksum (over every byte) matches is deleted: a read never deletes what it
+    /// has not verified, and an older record's flags are not covered by any checksum (see the
+    /// format comment in RecordEnvelope.swift); those are left for sweeps and overwrites.
+    /// Failures are ignored: the caller already has its answer (missing), and a failed delete
+    /// only means the expired record stays until the next read or sweep.
     func purgeIfExpired(key: UnsafeRawBufferPointer, now: Double, space: KeySpace = .default) {
         let timeToLive = reader.timeToLive
         let removed = try? database.exclusiveWrite { engine -> Bool in
             let stillExpired = try engine.withValue(forKey: key) { record -> Bool in
-                RecordState(record, now: now, timeToLive: timeToLive) == .expired
+                guard let record, let header = RecordHeader(parsing: record), header.isFullyChecked else {
+                    return false
+                }
+                return header.isExpired(now: now, timeToLive: timeToLive)
+                    && header.checksumMatches(value: record, key: key)
             }
             if stillExpired { try engine.delete(key: key, sync: false) }
             return stillExpired
@@ -231,12 +244,14 @@ extension ModelStore {
     }
 }
 
-/// Whether a record is absent, expired or live, judged from its header alone.
+/// Whether a record is absent, expired or live, judged from its header; a record is expired
+/// only if its bytes vouch for that (see ``RecordHeader/vouchesForItsExpiry(value:key:)``).
 enum RecordState {
     case missing, expired, live
 
+    /// `key` is the record's LevelDB key, which its checksum covers.
     @inline(__always)
-    init(_ record: UnsafeRawBufferPointer?, now: Double, timeToLive: Double?) {
+    init(_ record: UnsafeRawBufferPointer?, key: UnsafeRawBufferPointer, now: Double, timeToLive: Double?) {
         guard let record else {
             self = .missing
             return
@@ -247,6 +262,12 @@ enum RecordState {
             self = .live
             return
         }
-        self = header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
+        guard header.isExpired(now: now, timeToLive: timeToLive) else {
+            self = .live
+            return
+        }
+        // Only a record that looks expired pays for the checksum: one that fails it is damage,
+        // which counts as present for the same reason (its expiry may be what was damaged).
+        self = header.vouchesForItsExpiry(value: record, key: key) ? .expired : .live
     }
 }

@@ -85,6 +85,7 @@ extension ModelStore.WriteBatch {
     public func set<Value: Encodable>(
         _ value: Value, forKey key: String, in collection: ModelStore.Collection, metadata: (any Codable & Sendable)?
     ) throws {
-        try add(value, forKey: key, lifetime: collection.lifetime, metadata: metadata, space: collection.space)
+        let target = try collection.checked
+        try add(value, forKey: key, lifetime: target.lifetime, metadata: metadata, space: target.space)
     }
 }

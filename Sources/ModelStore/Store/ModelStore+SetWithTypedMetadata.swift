@@ -83,7 +83,9 @@ extension ModelStore.Collection {
         _ value: Value, forKey key: String, expiresAfter ownLifetime: TimeInterval?, metadata: Metadata
     ) throws {
         if let ownLifetime { try UpdatePolicy.validate(lifetime: ownLifetime, what: "record lifetime") }
-        try store.store(value, forKey: key, lifetime: ownLifetime ?? lifetime, with: metadata, space: space)
+        let target = try checked
+        try store.store(
+            value, forKey: key, lifetime: ownLifetime ?? target.lifetime, with: metadata, space: target.space)
     }
 }
 
@@ -155,6 +157,7 @@ extension ModelStore.WriteBatch {
     func addTyped<Value: Encodable, Metadata: Encodable>(
         _ value: Value, forKey key: String, in collection: ModelStore.Collection, metadata: Metadata
     ) throws {
-        try add(value, forKey: key, lifetime: collection.lifetime, with: metadata, space: collection.space)
+        let target = try collection.checked
+        try add(value, forKey: key, lifetime: target.lifetime, with: metadata, space: target.space)
     }
 }

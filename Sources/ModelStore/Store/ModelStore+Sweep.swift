@@ -111,13 +111,20 @@ struct Sweeper {
     /// one, never a system record) for the store's sweep, one collection's for its own.
     var range: KeyRange = KeySpace.userRecords
 
-    /// Removes records whose headers say they are expired at `now`.
+    /// Removes records whose headers say they are expired at `now`, once their bytes vouch for
+    /// it: a record is verified only when it is about to be deleted, so a sweep over live
+    /// records costs what it did. A record that fails its checksum (or, from an earlier
+    /// release, has a deadline no write stores) is never deleted: it stays for reads to report
+    /// as `corrupted` and for `removeObject(forKey:)` or a repair to deal with. Nor does
+    /// ``evictOldest(from:maximumCount:maximumBytes:)`` evict it.
     func removeExpired(collectingLiveRecords: Bool) throws -> Outcome {
         let timeToLive = reader.timeToLive
         let now = now
         return try scan(reporting: .expired) { key, record, outcome in
             guard let header = RecordHeader(parsing: record) else { return false }  // never delete what we cannot read
-            if header.isExpired(now: now, timeToLive: timeToLive) { return true }
+            if header.isExpired(now: now, timeToLive: timeToLive) {
+                return header.vouchesForItsExpiry(value: record, key: key)
+            }
             if collectingLiveRecords {
                 outcome.live.append(LiveRecord(storedAt: header.storedAt, byteCount: key.count + record.count))
             }
@@ -144,10 +151,12 @@ struct Sweeper {
         // it as are still needed (in key order).
         let cutoff = oldestFirst[evict - 1].storedAt
         var atCutoff = oldestFirst[..<evict].reduce(0) { $0 + ($1.storedAt == cutoff ? 1 : 0) }
-        return try scan(reporting: .evicted) { _, record, _ in
+        // As for expiry, the bytes must vouch for a record before it is evicted: a damaged
+        // storedAt must not make a record look oldest.
+        return try scan(reporting: .evicted) { key, record, _ in
             guard let header = RecordHeader(parsing: record) else { return false }
-            if header.storedAt < cutoff { return true }
-            if header.storedAt == cutoff && atCutoff > 0 {
+            if header.storedAt < cutoff { return header.vouchesForItsExpiry(value: record, key: key) }
+            if header.storedAt == cutoff && atCutoff > 0 && header.vouchesForItsExpiry(value: record, key: key) {
                 atCutoff -= 1
                 return true
             }

@@ -93,7 +93,8 @@ extension ModelStore {
         /// - Throws: As ``set(_:forKey:in:)-(_,_,String)``; ``ModelStoreError/invalidPolicy(reason:)`` for
         ///   a collection opened with an invalid policy.
         public func set<Value: Encodable>(_ value: Value, forKey key: String, in collection: Collection) throws {
-            try add(value, forKey: key, lifetime: collection.lifetime, space: collection.space)
+            let target = try collection.checked
+            try add(value, forKey: key, lifetime: target.lifetime, space: target.space)
         }
 
         /// Adds removing the record for `key` in the collection `collection`. An invalid key
@@ -254,7 +255,9 @@ extension ModelStore {
                 continue
             }
             let state = try earlier[byteKey] ?? space.withPhysicalKey(key) { keyBytes in
-                try engine.withValue(forKey: keyBytes) { RecordState($0, now: now, timeToLive: timeToLive) }
+                try engine.withValue(forKey: keyBytes) {
+                    RecordState($0, key: keyBytes, now: now, timeToLive: timeToLive)
+                }
             }
             earlier[byteKey] = .missing
             switch state {

@@ -103,13 +103,12 @@ extension ModelStore {
         try Self.validate(key: key)
         let storedAt = reader.now()
         let codec = configuration.codec
-        let header = RecordHeader(
-            storedAt: storedAt, expiresAt: lifetime.map { storedAt + $0 }, codec: codec.identifier)
+        let header = RecordHeader(storedAt: storedAt, lifetime: lifetime, codec: codec.identifier)
         buffer.removeAll(keepingCapacity: true)
         // A metatype compare, not an optional: generic code that holds a `Metadata?` looks up
         // `Optional<Metadata>`'s type metadata at run time on every call.
         let hasMetadata = Metadata.self != NoMetadata.self
-        header.writeVersionTwo(to: &buffer, hasMetadata: hasMetadata, hasTags: !tags.isEmpty)
+        header.writeVersionThree(to: &buffer, hasMetadata: hasMetadata, hasTags: !tags.isEmpty)
         let payloadStart: Int
         if hasMetadata, tags.isEmpty {
             payloadStart = try appendMetadataAndModel(metadata, value, forKey: key, codec: codec, to: &buffer)
@@ -312,7 +311,7 @@ extension ModelStore {
                         batch.delete(key: key)
                         lastKey = Array(key)
                         // A damaged header counts as live, as in count(in:).
-                        let expired = RecordState(record, now: now, timeToLive: timeToLive) == .expired
+                        let expired = RecordState(record, key: key, now: now, timeToLive: timeToLive) == .expired
                         if !expired { live += 1 }
                         if observed {
                             let keyString = space.key(fromPhysical: key)

@@ -15,7 +15,8 @@ struct RecordQueries {
         return try Cursor(
             database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
         ) { key, record in
-            RecordState(record, now: now, timeToLive: timeToLive) == .live ? space.key(fromPhysical: key) : nil
+            RecordState(record, key: key, now: now, timeToLive: timeToLive) == .live
+                ? space.key(fromPhysical: key) : nil
         }
     }
 
@@ -30,7 +31,10 @@ struct RecordQueries {
         ) { keyBytes, record in
             let key = space.key(fromPhysical: keyBytes)
             let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-            guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return nil }
+            guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
+                _ = try reader.mayPurgeExpired(header, key: key)  // throws for a damaged older envelope
+                return nil
+            }
             return try reader.entry(type, key: key, header: header, record: record)
         }
     }
@@ -42,7 +46,7 @@ struct RecordQueries {
         let cursor = try Cursor(
             database: database, snapshot: snapshot, range: space.physical(range), reverse: false, limit: nil
         ) {
-            _, record in RecordState(record, now: now, timeToLive: timeToLive) == .live ? () : nil
+            key, record in RecordState(record, key: key, now: now, timeToLive: timeToLive) == .live ? () : nil
         }
         var count = 0
         while try cursor.next() != nil { count += 1 }
@@ -67,7 +71,10 @@ struct RecordQueries {
                         guard let record else { return }
                         let header = try reader.header(
                             record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
-                        guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return }
+                        guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
+                            _ = try reader.mayPurgeExpired(header, key: key)  // throws for a damaged older envelope
+                            return
+                        }
                         result.append(try reader.entry(type, key: key, header: header, record: record))
                     }
                 }
@@ -89,7 +96,10 @@ struct RecordQueries {
                 try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record in
                     guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else { return }
+                    guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
+                        _ = try reader.mayPurgeExpired(header, key: key)  // throws for a damaged older envelope
+                        return
+                    }
                     entry = try reader.entry(type, key: key, header: header, record: record)
                 }
             }
@@ -97,14 +107,14 @@ struct RecordQueries {
         return entry.take()
     }
 
-    /// Whether the view holds a live record for `key`, judged from its header.
+    /// Whether the view holds a live record for `key`, judged from its header (see ``RecordState``).
     func contains(_ key: String) throws -> Bool {
         let now = reader.now()
         let timeToLive = reader.timeToLive
         return try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes, snapshot: snapshot) {
-                    RecordState($0, now: now, timeToLive: timeToLive) == .live
+                    RecordState($0, key: keyBytes, now: now, timeToLive: timeToLive) == .live
                 }
             }
         }

@@ -62,6 +62,9 @@ struct RecordReader: Sendable {
         typeName: @autoclosure () -> String
     ) throws(ModelStoreError) -> RecordHeader {
         guard let header = RecordHeader(parsing: record) else {
+            // Damage that breaks the envelope is still damage: the checksum tells it from an
+            // unknown (newer) format.
+            if RecordHeader.isDamagedRecord(record, key: keyBytes) { throw Self.checksumMismatch(path: path, key: key) }
             throw .decodingFailed(
                 key: key, type: typeName(),
                 message: "the record's header is damaged or from an unknown format version")
@@ -70,6 +73,30 @@ struct RecordReader: Sendable {
             throw Self.checksumMismatch(path: path, key: key)
         }
         return header
+    }
+
+    /// For a record whose verified envelope (``header(_:key:keyBytes:typeName:)``) says it has
+    /// expired: returns whether a read may delete it, which only a version-3 record's full
+    /// checksum allows; a version-1 or version-2 record reads as missing and is left for sweeps
+    /// and overwrites (its flags are not checked, see the format comment).
+    ///
+    /// - Throws: ``ModelStoreError/corrupted(path:message:)`` naming the key for a deadline no
+    ///   write stores (see ``RecordHeader/hasPlausibleDeadline``): the unchecked flags of an
+    ///   older record were damaged.
+    @inline(__always)
+    func mayPurgeExpired(_ header: RecordHeader, key: String) throws(ModelStoreError) -> Bool {
+        if header.isFullyChecked { return true }
+        guard header.hasPlausibleDeadline else { throw Self.damagedEnvelope(path: path, key: key) }
+        return false
+    }
+
+    /// The error for an older record whose unchecked envelope bytes are evidently damaged.
+    static func damagedEnvelope(path: String, key: String) -> ModelStoreError {
+        .corrupted(
+            path: path,
+            message: "the record for key \(ModelStoreError.abbreviated(key)) has a damaged envelope: its deadline "
+                + "is one no write stores (before the time it was stored, or millennia after), so bytes of a "
+                + "record from an earlier release that its checksum does not cover were changed")
     }
 
     /// The error for a record that fails its checksum.

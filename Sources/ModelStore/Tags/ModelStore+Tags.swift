@@ -169,9 +169,10 @@ extension ModelStore.WriteBatch {
         expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil, tags: [String]
     ) throws {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        let target = try collection.checked
         try addTagged(
-            value, forKey: key, lifetime: lifetime ?? collection.lifetime, metadata: metadata,
-            tags: try TagIndex.validated(tags), space: try collection.space)
+            value, forKey: key, lifetime: lifetime ?? target.lifetime, metadata: metadata,
+            tags: try TagIndex.validated(tags), space: target.space)
     }
 }
 
@@ -190,7 +191,9 @@ extension ModelStore.Collection {
         metadata: (any Codable & Sendable)? = nil, tags: [String]
     ) throws {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        let target = try checked
         try store.storeTagged(
-            value, forKey: key, lifetime: lifetime ?? self.lifetime, metadata: metadata, tags: tags, space: try space)
+            value, forKey: key, lifetime: lifetime ?? target.lifetime, metadata: metadata, tags: tags,
+            space: target.space)
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// What `get` and `dump` add to a record from its envelope: the format version, the checksum's
 /// verdict, the metadata and the tags.
 ///
-/// JSON members (added after the record's other members): `"formatVersion": 2`,
+/// JSON members (added after the record's other members): `"formatVersion": 3`,
 /// `"checksum": "valid"` (or `"absent"` for a format-1 record), `"metadata"` (JSON, or null),
 /// `"metadataShownAs"` (`json`, `jsonConvertedFromPropertyList` or `base64`, absent without
 /// metadata), `"metadataBase64"` (only for metadata of a codec the tool cannot show as JSON),

@@ -4,7 +4,7 @@ import Testing
 import ModelStoreTestSupport
 
 /// The record envelope parser and the read path meet seeded random and truncated bytes:
-/// they never crash, and only ever answer with a value, nil, or `decodingFailed`.
+/// they never crash, and only ever answer with a value, nil, or a typed error.
 @Suite("Record decoding fuzz")
 struct RecordFuzzTests {
     /// Bytes that look like a record header more often than uniform noise would, so the
@@ -85,7 +85,7 @@ struct RecordFuzzTests {
         }
     }
 
-    @Test("5,000 damaged records read through object, entry and contains: no crash, only a value, nil or decodingFailed", .long)
+    @Test("5,000 damaged records read through object, entry and contains: no crash, only a value, nil or a typed error", .long)
     func readPath() throws {
         let fixture = Fixture()
         let store = try fixture.openQuietly(policy: .high)
@@ -97,6 +97,12 @@ struct RecordFuzzTests {
                 outcomes[try body() == nil ? "nil" : "value", default: 0] += 1
             } catch ModelStoreError.decodingFailed {
                 outcomes["decodingFailed", default: 0] += 1
+            } catch let ModelStoreError.corrupted(_, message) {
+                // Noise that starts like a version-2 or version-3 record fails its checksum; a
+                // version-1 record has none, so only a deadline before its storedAt (what the
+                // random headers below often carry) is told apart as damage.
+                #expect(message.contains("damaged envelope") || message.contains("fails its checksum"))
+                outcomes["corrupted", default: 0] += 1
             } catch {
                 Issue.record("unexpected error: \(error)")
             }
@@ -119,17 +125,23 @@ struct RecordFuzzTests {
         print("read-path fuzz outcomes: \(outcomes)")
     }
 
-    /// A version-2 envelope with random flags (unknown bits included), then sections whose
-    /// LEB128 lengths are right, truncated, overlong or huge, sealed for `key` half the time so
-    /// the parser (not only the checksum) meets it.
-    static func hostileVersionTwo(_ random: inout SeededGenerator, key: String, now: Double) -> [UInt8] {
+    /// A version-2 (or version-3) envelope with random flags (unknown bits included), then
+    /// sections whose LEB128 lengths are right, truncated, overlong or huge, sealed for `key`
+    /// half the time so the parser (not only the checksum) meets it.
+    static func hostileVersionTwo(
+        _ random: inout SeededGenerator, key: String, now: Double, versionThree: Bool = false
+    ) -> [UInt8] {
         var bytes: [UInt8] = []
         let flags = Int.random(in: 0..<4, using: &random) == 0 ? UInt8.random(in: 0...255, using: &random)
-            : UInt8.random(in: 0...7, using: &random)
+            : UInt8.random(in: 0...(versionThree ? 0x17 : 7), using: &random)
         let header = RecordHeader(
             storedAt: now, expiresAt: flags & 1 != 0 ? now + 60 : nil,
             codec: Bool.random(using: &random) ? .json : .binary)
-        header.writeVersionTwo(to: &bytes, hasMetadata: false, hasTags: false)
+        if versionThree {
+            header.writeVersionThree(to: &bytes, hasMetadata: false, hasTags: false)
+        } else {
+            header.writeVersionTwo(to: &bytes, hasMetadata: false, hasTags: false)
+        }
         bytes[1] = flags
         func randomLength() -> [UInt8] {
             switch Int.random(in: 0..<5, using: &random) {
@@ -156,8 +168,10 @@ struct RecordFuzzTests {
         return bytes
     }
 
-    @Test("Hostile version-2 envelopes (unknown flags, cut sections, huge LEB128 lengths): no crash, only typed errors")
-    func hostileVersionTwoEnvelopes() throws {
+    @Test(
+        "Hostile version-2 and version-3 envelopes (unknown flags, cut sections, huge lengths): only typed errors",
+        arguments: [false, true])
+    func hostileVersionTwoEnvelopes(versionThree: Bool) throws {
         let fixture = Fixture()
         let store = try fixture.openQuietly(policy: .high)
         let now = fixture.clock.now.timeIntervalSinceReferenceDate
@@ -176,7 +190,7 @@ struct RecordFuzzTests {
         }
         for index in 0..<3000 {
             let key = "h\(index)"
-            let record = Self.hostileVersionTwo(&random, key: key, now: now)
+            let record = Self.hostileVersionTwo(&random, key: key, now: now, versionThree: versionThree)
             if let header = record.withUnsafeBytes({ RecordHeader(parsing: $0) }) {
                 #expect(header.length <= record.count)
                 #expect(header.metadataRange.upperBound <= header.length)

@@ -17,6 +17,50 @@ extension RecordHeader {
     }
 }
 
+extension RecordHeader {
+    /// Appends this header's fixed part in the version-2 layout (checksum left zero, for
+    /// ``RecordHeader/seal(_:key:)``, which seals by the version byte), built byte by byte here
+    /// rather than by the library (which only writes version 3 now): what format-2 releases wrote.
+    func writeVersionTwo(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool, isCompressed: Bool = false) {
+        var flags: UInt8 = expiresAt == nil ? 0 : RecordHeader.hasDeadlineFlag
+        if hasMetadata { flags |= RecordHeader.hasMetadataFlag }
+        if hasTags { flags |= RecordHeader.hasTagsFlag }
+        if isCompressed { flags |= RecordHeader.compressedPayloadFlag }
+        buffer.append(contentsOf: [RecordHeader.versionTwo, flags, codec.rawValue, 0, 0, 0, 0])
+        withUnsafeBytes(of: storedAt.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
+        if let expiresAt {
+            withUnsafeBytes(of: expiresAt.bitPattern.littleEndian) { buffer.append(contentsOf: $0) }
+        }
+    }
+}
+
+/// The physical LevelDB key of `key` in the collection `collection` (nil: the store's own).
+func physicalKey(_ key: String, in collection: String? = nil) throws -> [UInt8] {
+    let space = try collection.map { try KeySpace(collection: $0) } ?? .default
+    return try space.withPhysicalKey(key) { Array($0) }
+}
+
+/// The value stored under `key` in `collection`, as LevelDB holds it.
+func rawRecord(_ store: ModelStore, _ key: String, in collection: String?) throws -> [UInt8]? {
+    let physical = try physicalKey(key, in: collection)
+    return try store.database.run { engine in
+        try physical.withUnsafeBytes { keyBytes in
+            try engine.withValue(forKey: keyBytes) { $0.map { Array($0) } }
+        }
+    }
+}
+
+/// Stores `value` under `key` in `collection` behind ModelStore's back (no envelope, no
+/// checksum, no cache invalidation), as another LevelDB client or a disk fault would.
+func putRawRecord(_ store: ModelStore, _ key: String, in collection: String?, _ value: [UInt8]) throws {
+    let physical = try physicalKey(key, in: collection)
+    try store.database.write { engine in
+        try physical.withUnsafeBytes { key in
+            try value.withUnsafeBytes { try engine.put(key: key, value: $0, sync: false) }
+        }
+    }
+}
+
 /// The value stored under `key`, as LevelDB holds it.
 func rawRecord(_ store: ModelStore, _ key: String) throws -> [UInt8]? {
     try store.database.run { engine in
