@@ -34,9 +34,8 @@ extension ModelStore {
     /// nothing (every call on the collection reports it).
     public func collection(_ name: String, policy: UpdatePolicy) -> Collection {
         let collection = Collection(store: self, name: name, policy: policy)
-        if configuration.recordsPolicies, collection.failure == nil, let database = try? openDatabase() {
-            database.policies.record(
-                policy, for: collection.checkedSpace, in: database, sync: configuration.syncWrites)
+        if configuration.recordsPolicies, let space = try? collection.space, let database = try? openDatabase() {
+            database.policies.record(policy, for: space, in: database, sync: configuration.syncWrites)
         }
         return collection
     }

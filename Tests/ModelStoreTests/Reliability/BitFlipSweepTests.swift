@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Every bit of every record shape flipped in turn (issue 23, item 2): each flipped record is
 /// written back through LevelDB, then every read API and a sweep meet it. The checksum covers
@@ -96,7 +97,7 @@ struct BitFlipSweepTests {
     }
 
     @Test(
-        "Every bit of every record shape flipped: corrupted or present, never a value, nil or a deletion",
+        "Every bit of every record shape flipped: corrupted or present, never a value, nil or a deletion", .long,
         arguments: shapes)
     func everyBitOfEveryShape(shape: Shape) throws {
         let fixture = Fixture()
