@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore get NAME KEY`: one stored model as JSON, with its metadata.
 struct GetCommand: ParsableCommand {
@@ -15,7 +15,10 @@ struct GetCommand: ParsableCommand {
             json, jsonConvertedFromPropertyList or base64) says which. Expired records are shown too, \
             marked as expired under --policy, and are not removed. The record's format version, \
             checksum verdict and metadata (JSON where its codec allows, else base64) follow; a record \
-            that fails its checksum is not shown and the command exits with 1.
+            that fails its checksum is not shown and the command exits with 1, naming the \
+            `modelstore remove` command that removes that record. A model stored compressed is shown \
+            decompressed, and its size line gives both sizes (`compressed` and \
+            `uncompressedModelByteCount` in --json).
             """)
 
     @Argument(help: "The database's name.")
@@ -39,14 +42,13 @@ struct GetCommand: ParsableCommand {
         let store = try root.inspector.unchanged(name, policy: policy.policy)
         defer { try? store.close() }
         let scope = collection.scope(in: store)
-        try scope.requireIntactRecord(forKey: key)
+        try scope.requireIntactRecord(forKey: key, in: store, collection: collection.collection)
         guard var report = try read(from: store) else {
             throw CommandFailure(
                 status: .notFound,
-                message: "no record with key \(key.debugDescription) in \(place). "
-                    + "Run `modelstore keys \(name)\(collectionSuffix)\(root.suggestionSuffix)` to see the keys.")
+                message: "no record with key \(key.debugDescription) in \(place). Run `\(keysCommand)` to see the keys.")
         }
-        report.envelope = scope.envelopeReport(forKey: key)
+        report.addEnvelope(forKey: key, in: scope, raw: rawReader)
         if output.json {
             print(try JSONOutput.pretty(report))
             return
@@ -54,12 +56,18 @@ struct GetCommand: ParsableCommand {
         print("key          \(report.key)")
         if let name = collection.collection { print("collection   \(name)") }
         print("codec        \(report.codec)")
-        print("shown as     \(report.shownAs.explanation)")
+        let compressed = report.envelope?.compressed == true
+        print("shown as     \(report.shownAs.explanation)\(compressed ? " (stored compressed, shown decompressed)" : "")")
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
         print("policy       \(policy.policy)")
-        print("size         \(Format.bytes(report.byteCount))")
+        if compressed {
+            let model = report.uncompressedModelByteCount.map { ": \(Format.bytes($0)) uncompressed" } ?? ""
+            print("size         \(Format.bytes(report.byteCount)) as stored (the model is compressed with Zstandard\(model))")
+        } else {
+            print("size         \(Format.bytes(report.byteCount))")
+        }
         if let envelope = report.envelope {
             print("format       \(envelope.formatDescription)")
             if let metadata = envelope.metadata, let shownAs = envelope.metadataShownAs {
@@ -87,8 +95,13 @@ struct GetCommand: ParsableCommand {
         return collection.collection.map { "collection \($0.debugDescription) of \(database)" } ?? database
     }
 
-    private var collectionSuffix: String {
-        collection.collection.map { " --collection \($0.debugDescription)" } ?? ""
+    /// The command that lists the keys where this one was looked for.
+    private var keysCommand: ToolCommand {
+        .keys(name, collection: collection.collection, root: root.storeRoot.path)
+    }
+
+    private var rawReader: RawRecordReader {
+        RawRecordReader(inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
     }
 
     private func read(from store: ModelStore) throws -> RecordReport? {
@@ -97,9 +110,7 @@ struct GetCommand: ParsableCommand {
                 RecordReport($0, now: Date())
             }
         } catch ModelStoreError.decodingFailed(_, _, let message) {
-            let raw = RawRecordReader(
-                inspector: root.inspector, name: name, policy: policy.policy, collection: collection.collection)
-            guard let (entry, codec) = try raw.entry(forKey: key),
+            guard let (entry, codec) = try rawReader.entry(forKey: key),
                 let report = RecordReport(entry, codec: codec, now: Date())
             else {
                 throw CommandFailure(
