@@ -283,10 +283,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:816 is not compiled: Package.swift excerpt
+// README.md:836 is not compiled: Package.swift excerpt
 
-// README.md:829 is not compiled: needs the Hummingbird trait
+// README.md:849 is not compiled: needs the Hummingbird trait
 
-// README.md:875 is not compiled: Package.swift excerpt
+// README.md:895 is not compiled: Package.swift excerpt
 
-// README.md:882 is not compiled: needs the Vapor trait
+// README.md:902 is not compiled: needs the Vapor trait
