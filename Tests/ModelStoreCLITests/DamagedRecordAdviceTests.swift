@@ -48,7 +48,10 @@ import Testing
     @Test func adviceQuotesHostileKeysAndCollectionsForTheShell() throws {
         // A leading dash, shell metacharacters, a quote, a newline, and the decomposed spelling
         // of "é" beside the composed one (two different records).
-        let hostile = ["-x", "a b$(echo no)`x`;|&*?", "it's \"quoted\"", "line\nbreak", "caf\u{65}\u{301}"]
+        let hostile = [
+            "-x", "--", "-", "~x y", "*", "a b$(echo no)`x`;|&*?", "it's \"quoted\"", "line\nbreak", "tab\there\u{1}",
+            "caf\u{65}\u{301}",
+        ]
         for collection in [nil, "my shelf", "-dash's"] as [String?] {
             let fixture = StoreFixture()
             try writeBooks(fixture, keys: hostile + ["caf\u{e9}"], damaged: Set(hostile), collection: collection)
@@ -63,6 +66,20 @@ import Testing
             }
             #expect(try remainingKeys(fixture, collection: collection) == ["caf\u{e9}"] + (collection == nil ? ["keep"] : []))
         }
+    }
+
+    @Test func aKeyTooLongToRepeatIsRemovedThroughTheRepairTheAdviceNames() throws {
+        let fixture = StoreFixture()
+        let key = String(repeating: "k", count: 2_000)
+        try writeBooks(fixture, keys: [key, "short"], damaged: [key])
+        let get = try ToolProcess.modelstore(["get", "books", key] + fixture.rootArguments)
+        #expect(get.status == 1)
+        #expect(AdviceRunner.commands(in: get.stderr).allSatisfy { !$0.contains(key) }, "\(get.stderr)")
+        let repair = try AdviceRunner.run(try AdviceRunner.command("repair", in: get.stderr))
+        #expect(repair.status == 1)
+        let remove = try AdviceRunner.command("remove", in: repair.stdout)
+        #expect(try AdviceRunner.run(remove).status == 0)
+        #expect(try remainingKeys(fixture) == ["keep", "short"])
     }
 
     @Test func dumpAdvisesARemoveForEachDamagedRecordAndGoesOn() throws {

@@ -80,7 +80,10 @@ struct AbandonedCreationTests {
             [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: old)
         // The creation in progress holds the lock on its marker, as a creating process does.
         let creator = open(young + "/" + StoreDirectory.markerName, O_RDONLY | O_CLOEXEC)
-        defer { close(creator) }
+        defer {
+            flock(creator, LOCK_UN)
+            close(creator)
+        }
         #expect(flock(creator, LOCK_EX | LOCK_NB) == 0)
 
         _ = try fixture.open("db")

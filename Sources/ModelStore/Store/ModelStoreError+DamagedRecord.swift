@@ -15,6 +15,9 @@ extension ModelStoreError {
     /// How the message of every error about one damaged record starts.
     static let damagedRecordPrefix = "the record for key "
 
+    /// The longest key (in UTF-8 bytes) a damaged record's message repeats in its command.
+    static let maximumQuotedKeyLength = 1_024
+
     /// The error for the record `key` of the database at `path` (in `collection`, nil for the
     /// store's own keys) that cannot be trusted; `reason` says why, as a clause (for example
     /// "fails its checksum: its bytes were damaged, or it was copied from another key").
@@ -23,9 +26,16 @@ extension ModelStoreError {
         let place = collection.map { " in collection \(abbreviated($0))" } ?? ""
         let removal = collection == nil ? "removeObject(forKey:)" : "the collection's removeObject(forKey:)"
         let command = ToolCommand.remove(databasePath: path, key: key, collection: collection)
-        let shell =
-            command.canBeTyped && key.utf8.count <= 1_024
-            ? ", or run `\(command)`" : ", or run `modelstore repair`, which lists it"
+        let shell: String
+        if !command.canBeTyped {
+            shell = ""  // a NUL byte in the key or the collection name: no shell can pass it
+        } else if key.utf8.count <= maximumQuotedKeyLength {
+            shell = ", or run `\(command)`"
+        } else {
+            let (root, name) = ToolCommand.split(path)
+            let repair = ToolCommand("repair", [name], options: [.init("root", root)])
+            shell = ", or run `\(repair)`, which lists the command that removes it (the key is too long to repeat here)"
+        }
         return .corrupted(
             path: path,
             message: damagedRecordPrefix + "\(abbreviated(key))\(place) \(clause(reason)). Only this record is "

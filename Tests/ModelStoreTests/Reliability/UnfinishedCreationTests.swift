@@ -52,23 +52,39 @@ struct UnfinishedCreationTests {
         #expect(try String(contentsOfFile: fixture.directory.path + "-foreign/keep.txt", encoding: .utf8) == "user")
     }
 
-    /// Dates `name` in the root an hour back.
+    /// Dates `name` in the root, and the marker in it if there is one, an hour back.
     private func age(_ name: String, in fixture: Fixture) throws {
-        try FileManager.default.setAttributes(
-            [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: fixture.directory.path + "/" + name)
+        let folder = fixture.directory.path + "/" + name
+        let hourAgo: [FileAttributeKey: Any] = [.modificationDate: Date().addingTimeInterval(-3_600)]
+        if FileManager.default.fileExists(atPath: folder + "/.modelstore") {
+            try FileManager.default.setAttributes(hourAgo, ofItemAtPath: folder + "/.modelstore")
+        }
+        try FileManager.default.setAttributes(hourAgo, ofItemAtPath: folder)
+    }
+
+    /// A staging folder and what its marker holds, for failure messages.
+    private func describe(_ name: String, in fixture: Fixture) -> String {
+        let folder = fixture.directory.path + "/" + name
+        let contents = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let marker = (try? Data(contentsOf: URL(fileURLWithPath: folder + "/.modelstore")))?.count
+        return "\(name): \(contents), marker \(marker.map { "\($0) bytes" } ?? "missing")"
     }
 
     @Test("deleteDatabase removes a killed creation at once; a live one, a young unmarked one and lookalikes stay")
     func deleteRemovesAKilledCreation() throws {
         let fixture = Fixture()
+        try fixture.openQuietly("other").close()
+        DatabaseTrash.waitForCleanup()  // the open's own cleanup is over before the leftovers appear
         _ = try leaveKilledCreation(in: fixture)
         let kept = try addLookalikes(fixture)
         let live = try startLiveCreation(in: fixture)
-        try fixture.openQuietly("other").close()
         try ModelStore.deleteDatabase(named: "other", in: fixture.directory.url)
         #expect(fixture.directory.entries() == kept.union([Self.prefix + "live"]))
 
-        // Once its creator is gone and the unmarked one is old, both go too.
+        // Once its creator is gone and the unmarked one is old, both go too. (Unlocked before
+        // the close: a child process another test is spawning may hold a copy of the descriptor
+        // until it execs, and the lock would last as long.)
+        flock(live, LOCK_UN)
         close(live)
         try age(Self.prefix + "young", in: fixture)
         try ModelStore.deleteDatabase(named: "other", in: fixture.directory.url)
@@ -82,7 +98,10 @@ struct UnfinishedCreationTests {
         _ = try leaveKilledCreation(in: fixture)
         let kept = try addLookalikes(fixture)
         let live = try startLiveCreation(in: fixture)
-        defer { close(live) }
+        defer {
+            flock(live, LOCK_UN)
+            close(live)
+        }
         try ModelStore.deleteAllDatabases(in: fixture.directory.url)
         #expect(fixture.directory.entries() == kept.union([Self.prefix + "live"]))
         try expectForeignIntact(fixture)
@@ -92,6 +111,7 @@ struct UnfinishedCreationTests {
     func openRemovesAKilledCreation() throws {
         let fixture = Fixture()
         try fixture.openQuietly("other").close()
+        DatabaseTrash.waitForCleanup()  // the first open's own cleanup is over before the leftovers appear
         _ = try leaveKilledCreation(in: fixture)
         let kept = try addLookalikes(fixture)
         let store = try fixture.openQuietly("other")
@@ -166,11 +186,12 @@ struct UnfinishedCreationTests {
                 DatabaseTrash.waitForCleanup()
             }
             staged = fixture.directory.entries().filter { $0.hasPrefix(Self.prefix) }.subtracting(lookalikes)
-            #expect(staged.isEmpty, "round \(round) (\(step ?? "random")): \(staged)")
+            #expect(staged.isEmpty, "round \(round) (\(step ?? "random")): \(staged.map { describe($0, in: fixture) })")
             // Every database a killed helper created is complete: it opens.
             for name in fixture.directory.entries() where !name.hasPrefix(".") {
                 try fixture.openQuietly(name).close()
             }
+            DatabaseTrash.waitForCleanup()  // the opens' own cleanup must not race the next round
             try ModelStore.deleteAllDatabases(in: fixture.directory.url)
         }
         #expect(leftBehind > 0)
