@@ -69,7 +69,8 @@ import Testing
         let fixture = StoreFixture()
         try writeCompressed(fixture)
         let store = try fixture.open("books")
-        let model = try ModelStore.Configuration().codec.encode(try #require(try store.object(Book.self, forKey: "book:z")))
+        let book = try #require(try store.object(Book.self, forKey: "book:z"))
+        let model = try ModelStore.Configuration().codec.encode(book)
         try store.set(Book.sample("plain"), forKey: "plain")
         try store.close()
 

@@ -23,7 +23,8 @@ import Testing
         try store.collection("shelf").set(Book.sample("shelved"), forKey: "k")
         try store.close()
 
-        let result = try ToolProcess.modelstore(["remove", "books", "k", "--collection", "shelf"] + fixture.rootArguments)
+        let result = try ToolProcess.modelstore(
+            ["remove", "books", "k", "--collection", "shelf"] + fixture.rootArguments)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("collection \"shelf\""))
         let reopened = try fixture.open("books")

@@ -67,7 +67,7 @@ struct ConcurrentCreationTests {
 
 @Suite("Creations abandoned by a crash")
 struct AbandonedCreationTests {
-    @Test("An abandoned creation folder is removed by the next creation; one whose creator holds its lock is left to finish")
+    @Test("An abandoned creation folder is removed by the next creation; one whose creator holds its lock is left")
     func abandonedCreationsAreRemoved() throws {
         let fixture = Fixture()
         let old = fixture.directory.path + "/" + StoreDirectory.creationPrefix + "crashed"

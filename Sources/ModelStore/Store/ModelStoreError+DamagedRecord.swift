@@ -22,7 +22,9 @@ extension ModelStoreError {
     /// store's own keys) that cannot be trusted; `reason` says why, as a clause (for example
     /// "fails its checksum: its bytes were damaged, or it was copied from another key").
     @_spi(Inspection)
-    public static func damagedRecord(path: String, key: String, collection: String?, reason: String) -> ModelStoreError {
+    public static func damagedRecord(
+        path: String, key: String, collection: String?, reason: String
+    ) -> ModelStoreError {
         let place = collection.map { " in collection \(abbreviated($0))" } ?? ""
         let removal = collection == nil ? "removeObject(forKey:)" : "the collection's removeObject(forKey:)"
         let command = ToolCommand.remove(databasePath: path, key: key, collection: collection)

@@ -40,8 +40,8 @@ public struct ToolCommand: Sendable, CustomStringConvertible {
     /// `collection`) of the database whose folder is `databasePath` (`<root>/<name>`).
     public static func remove(databasePath: String, key: String, collection: String?) -> ToolCommand {
         let (root, name) = split(databasePath)
-        return ToolCommand(
-            "remove", [name, key], options: (collection.map { [Option("collection", $0)] } ?? []) + [Option("root", root)])
+        let place = collection.map { [Option("collection", $0)] } ?? []
+        return ToolCommand("remove", [name, key], options: place + [Option("root", root)])
     }
 
     /// The root and the name of the database whose folder is `path`.

@@ -46,7 +46,8 @@ struct GetCommand: ParsableCommand {
         guard var report = try read(from: store) else {
             throw CommandFailure(
                 status: .notFound,
-                message: "no record with key \(key.debugDescription) in \(place). Run `\(keysCommand)` to see the keys.")
+                message: "no record with key \(key.debugDescription) in \(place). "
+                    + "Run `\(keysCommand)` to see the keys.")
         }
         report.addEnvelope(forKey: key, in: scope, raw: rawReader)
         if output.json {
@@ -57,14 +58,16 @@ struct GetCommand: ParsableCommand {
         if let name = collection.collection { print("collection   \(name)") }
         print("codec        \(report.codec)")
         let compressed = report.envelope?.compressed == true
-        print("shown as     \(report.shownAs.explanation)\(compressed ? " (stored compressed, shown decompressed)" : "")")
+        let decompressed = compressed ? " (stored compressed, shown decompressed)" : ""
+        print("shown as     \(report.shownAs.explanation)\(decompressed)")
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
         print("policy       \(policy.policy)")
         if compressed {
             let model = report.uncompressedModelByteCount.map { ": \(Format.bytes($0)) uncompressed" } ?? ""
-            print("size         \(Format.bytes(report.byteCount)) as stored (the model is compressed with Zstandard\(model))")
+            let stored = Format.bytes(report.byteCount)
+            print("size         \(stored) as stored (the model is compressed with Zstandard\(model))")
         } else {
             print("size         \(Format.bytes(report.byteCount))")
         }

@@ -38,7 +38,8 @@ struct RootOptions: ParsableArguments {
             message += " No program has a folder there yet."
         }
         if entries.contains(where: { StoreRoot(url: Self.programsFolder).isDatabase($0) }) {
-            message += " \(folder) itself holds databases of an earlier ModelStore version: `\(ToolCommand.list(root: folder))`"
+            let command = ToolCommand.list(root: folder)
+            message += " \(folder) itself holds databases of an earlier ModelStore version: `\(command)`"
         }
         throw ValidationError(message)
     }

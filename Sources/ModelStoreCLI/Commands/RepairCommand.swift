@@ -78,9 +78,10 @@ struct RepairCommand: ParsableCommand {
                 + "(reading one throws an error that names it). Write each key again, or remove it:"
         ]
         for record in report.damagedRecords {
-            let command = ToolCommand.remove(databasePath: report.url.path, key: record.key, collection: record.collection)
-            lines.append(
-                "  \(record): " + (command.canBeTyped ? "`\(command)`" : "its key holds a NUL byte: removeObject(forKey:)"))
+            let command = ToolCommand.remove(
+                databasePath: report.url.path, key: record.key, collection: record.collection)
+            let removal = command.canBeTyped ? "`\(command)`" : "its key holds a NUL byte: removeObject(forKey:)"
+            lines.append("  \(record): " + removal)
         }
         if count > report.damagedRecords.count {
             lines.append("  … and \(count - report.damagedRecords.count) more; repair again once these are removed")

@@ -42,9 +42,10 @@ struct UnfinishedCreationTests {
         let foreign = root + "-foreign"
         try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: foreign + "/keep.txt", contents: Data("user".utf8))
-        try FileManager.default.createSymbolicLink(atPath: root + "/" + Self.prefix + "link", withDestinationPath: foreign)
-        _ = FileManager.default.createFile(atPath: root + "/" + Self.prefix + "file", contents: Data("f".utf8))
-        try FileManager.default.createDirectory(atPath: root + "/" + Self.prefix + "young", withIntermediateDirectories: false)
+        let manager = FileManager.default
+        try manager.createSymbolicLink(atPath: root + "/" + Self.prefix + "link", withDestinationPath: foreign)
+        _ = manager.createFile(atPath: root + "/" + Self.prefix + "file", contents: Data("f".utf8))
+        try manager.createDirectory(atPath: root + "/" + Self.prefix + "young", withIntermediateDirectories: false)
         return [Self.prefix + "link", Self.prefix + "file", Self.prefix + "young"]
     }
 
@@ -132,7 +133,7 @@ struct UnfinishedCreationTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["notes.txt", "link"])
     }
 
-    @Test("Killed at each step of a creation and at random (48 rounds), the next open, delete or deleteAll leaves no creation folder")
+    @Test("Killed at each creation step or at random (48 rounds): the next open or delete leaves no staging folder")
     func killDuringCreation() throws {
         let fixture = Fixture()
         let lookalikes: Set<String> = [Self.prefix + "link", Self.prefix + "file"]
