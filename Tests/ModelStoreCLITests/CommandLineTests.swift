@@ -6,7 +6,7 @@ import Testing
     @Test func helpListsTheCommandsAndExitsWithSuccess() throws {
         let result = try ToolProcess.modelstore(["--help"])
         #expect(result.status == 0)
-        for command in ["list", "stats", "keys", "get", "dump", "sweep", "compact", "delete", "delete-all"] {
+        for command in ["list", "stats", "keys", "get", "dump", "sweep", "compact", "remove", "delete", "delete-all"] {
             #expect(result.stdout.contains("  \(command) "))
         }
     }
@@ -35,7 +35,7 @@ import Testing
     /// Every command that takes a NAME, with the arguments it needs besides.
     static let namedCommands: [[String]] = [
         ["stats"], ["keys"], ["get", "@", "key"], ["dump"], ["sweep", "@", "--policy", "low"], ["compact"],
-        ["repair"], ["delete"],
+        ["repair"], ["delete"], ["remove", "@", "key"],
     ]
 
     /// `command` with `name` in the NAME position.

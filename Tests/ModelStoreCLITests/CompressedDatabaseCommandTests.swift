@@ -64,4 +64,37 @@ import Testing
         #expect(collections.status == 0)
         #expect(collections.stdout.contains("shelf"))
     }
+
+    @Test func getSaysARecordWasStoredCompressedAndShowsBothSizes() throws {
+        let fixture = StoreFixture()
+        try writeCompressed(fixture)
+        let store = try fixture.open("books")
+        let book = try #require(try store.object(Book.self, forKey: "book:z"))
+        let model = try ModelStore.Configuration().codec.encode(book)
+        try store.set(Book.sample("plain"), forKey: "plain")
+        try store.close()
+
+        let json = try ToolProcess.modelstore(["get", "books", "book:z", "--json"] + fixture.rootArguments)
+        #expect(json.status == 0)
+        let document = try #require(try json.json() as? [String: Any])
+        let stored = try #require(document["byteCount"] as? Int)
+        #expect(document["compressed"] as? Bool == true, "\(json.stdout)")
+        let uncompressed = try #require(document["uncompressedModelByteCount"] as? Int, "\(json.stdout)")
+        #expect(uncompressed == model.count)
+        #expect(uncompressed > stored - 15)  // the model alone, uncompressed, outweighs the compressed record
+
+        let text = try ToolProcess.modelstore(["get", "books", "book:z"] + fixture.rootArguments)
+        #expect(text.status == 0)
+        let size = try #require(text.lines.first { $0.hasPrefix("size ") })
+        #expect(size.contains("compressed"), "\(size)")
+        #expect(size.contains("\(stored) bytes") && size.contains("\(uncompressed) bytes"), "\(size)")
+        let shownAs = try #require(text.lines.first { $0.hasPrefix("shown as ") })
+        #expect(shownAs.contains("decompressed"), "\(shownAs)")
+
+        // A record stored uncompressed says so, with no second size.
+        let plain = try ToolProcess.modelstore(["get", "books", "plain", "--json"] + fixture.rootArguments)
+        let plainDocument = try #require(try plain.json() as? [String: Any])
+        #expect(plainDocument["compressed"] as? Bool == false)
+        #expect(plainDocument["uncompressedModelByteCount"] == nil)
+    }
 }

@@ -9,7 +9,7 @@ import Testing
         try fixture.write(["a": Book.sample()], in: "books")
         try fixture.write(["a": Book.sample()], in: "authors")
 
-        let result = try ToolProcess.modelstore(["delete", "books"] + fixture.rootArguments)
+        let result = try ToolProcess.modelstore(["delete", "books", "--yes"] + fixture.rootArguments)
         #expect(result.status == 0)
         #expect(result.stdout.contains("Deleted database books"))
         #expect(!fixture.contains("books"))
@@ -18,7 +18,7 @@ import Testing
 
     @Test func deleteOfAMissingDatabaseExitsWithNotFound() throws {
         let fixture = StoreFixture()
-        let result = try ToolProcess.modelstore(["delete", "ghost"] + fixture.rootArguments)
+        let result = try ToolProcess.modelstore(["delete", "ghost", "--yes"] + fixture.rootArguments)
         #expect(result.status == 3)
         #expect(result.stderr.contains("no database named \"ghost\""))
     }
@@ -28,7 +28,7 @@ import Testing
         let photos = fixture.root.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: photos.appendingPathComponent("cat.jpg"))
-        #expect(try ToolProcess.modelstore(["delete", "photos"] + fixture.rootArguments).status == 3)
+        #expect(try ToolProcess.modelstore(["delete", "photos", "--yes"] + fixture.rootArguments).status == 3)
         #expect(FileManager.default.fileExists(atPath: photos.appendingPathComponent("cat.jpg").path))
     }
 
@@ -37,9 +37,40 @@ import Testing
         try fixture.write(["a": Book.sample()], in: "books")
         let holder = try fixture.open("books")
         defer { try? holder.close() }
-        let result = try ToolProcess.modelstore(["delete", "books"] + fixture.rootArguments)
+        let result = try ToolProcess.modelstore(["delete", "books", "--yes"] + fixture.rootArguments)
         #expect(result.status == 4)
         #expect(fixture.contains("books"))
+    }
+
+    @Test func deleteWithoutYesAndWithoutATerminalRefusesAndSaysToPassYes() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        let result = try ToolProcess.modelstore(["delete", "books"] + fixture.rootArguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--yes"), "\(result.stderr)")
+        #expect(fixture.contains("books"))
+
+        // The advice, run as printed, deletes it.
+        let advice = try AdviceRunner.command("delete", in: result.stderr)
+        #expect(advice.contains("--yes"))
+        #expect(try AdviceRunner.run(advice).status == 0)
+        #expect(!fixture.contains("books"))
+    }
+
+    @Test func deleteOnATerminalAsksAndDeletesOnlyOnYes() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        for answer in ["\n", "n\n", "no\n", "yes please\n"] {
+            let declined = try TerminalSession.modelstore(["delete", "books"] + fixture.rootArguments, typing: answer)
+            #expect(declined.status == 1, "\(answer.debugDescription): \(declined.stderr)")
+            #expect(declined.stderr.contains("Delete database \"books\""), "\(declined.stderr)")
+            #expect(declined.stderr.contains("nothing was deleted"), "\(declined.stderr)")
+            #expect(fixture.contains("books"))
+        }
+        let confirmed = try TerminalSession.modelstore(["delete", "books"] + fixture.rootArguments, typing: "y\n")
+        #expect(confirmed.status == 0, "\(confirmed.stderr)")
+        #expect(confirmed.stdout.contains("Deleted database books"))
+        #expect(!fixture.contains("books"))
     }
 
     @Test func deleteAllWithoutYesRefusesAndDeletesNothing() throws {
@@ -52,6 +83,8 @@ import Testing
         #expect(result.stderr.contains("--yes"))
         #expect(result.stderr.contains("2 databases: authors, books"))
         #expect(fixture.contains("books") && fixture.contains("authors"))
+        #expect(try AdviceRunner.run(try AdviceRunner.command("delete-all", in: result.stderr)).status == 0)
+        #expect(!fixture.contains("books") && !fixture.contains("authors"))
     }
 
     @Test func deleteAllDeletesWhatItCanAndExitsWithLockedForADatabaseOpenElsewhere() throws {

@@ -1,5 +1,5 @@
 import Foundation
-import ModelStore
+@testable import ModelStore
 import Testing
 
 /// `modelstore list` and `delete-all` with a deletion that a crash interrupted: a
@@ -41,5 +41,46 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.contains("finished 1 interrupted deletion"))
         #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent(trash).path))
+    }
+
+    /// Leaves what a first open killed after writing its marker leaves: a `.modelstore-new-*`
+    /// folder with a complete marker, locked by no one.
+    private func leaveKilledCreation(in fixture: StoreFixture) throws -> String {
+        let name = ".modelstore-new-5E1F"
+        let folder = fixture.root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try StoreDirectory.writeMarker(in: folder.path)
+        return name
+    }
+
+    @Test func listShowsAnInterruptedCreation() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        let creation = try leaveKilledCreation(in: fixture)
+
+        let json = try ToolProcess.modelstore(["list", "--json"] + fixture.rootArguments)
+        #expect(json.status == 0)
+        let rows = try json.decode([ListCommandTests.Row].self)
+        #expect(rows.map(\.name) == ["books", creation])
+        #expect(rows.map(\.status) == ["ok", "creating"])
+
+        let text = try ToolProcess.modelstore(["list"] + fixture.rootArguments)
+        #expect(text.lines.contains { $0.hasPrefix(creation) && $0.contains("creating") })
+        #expect(fixture.contains(creation))  // inspecting changes nothing
+    }
+
+    @Test func deleteAndDeleteAllRemoveAnInterruptedCreation() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["a": Book.sample()], in: "books")
+        let creation = try leaveKilledCreation(in: fixture)
+        let delete = try ToolProcess.modelstore(["delete", "books", "--yes"] + fixture.rootArguments)
+        #expect(delete.status == 0)
+        #expect(!fixture.contains(creation))
+
+        let again = try leaveKilledCreation(in: fixture)
+        let result = try ToolProcess.modelstore(["delete-all", "--yes"] + fixture.rootArguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("removed 1 interrupted creation"), "\(result.stdout)")
+        #expect(!fixture.contains(again))
     }
 }

@@ -11,6 +11,25 @@ import Testing
         #expect(result.stderr.contains("/ModelStore/<program>"))
     }
 
+    @Test func withoutRootTheAdvisedCommandListsTheProgramsDatabases() throws {
+        // A caches folder of its own (XDG_CACHE_HOME), with a program whose name needs quoting.
+        let caches = StoreFixture().root
+        let folder = caches.appendingPathComponent("ModelStore/my app's", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var configuration = ModelStore.Configuration()
+        configuration.directory = folder
+        try ModelStore(name: "books", policy: .never, configuration: configuration).close()
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = caches.path
+        let result = try ToolProcess.run(try ToolProcess.executable("modelstore"), ["list"], environment: environment)
+        #expect(result.status == 2)
+        let advice = try AdviceRunner.command("list", in: result.stderr)
+        let listed = try AdviceRunner.run(advice)
+        #expect(listed.status == 0, "\(advice): \(listed.stderr)")
+        #expect(listed.lines.contains { $0.hasPrefix("books ") }, "\(listed.stdout)")
+    }
+
     @Test func canonicallyEquivalentNamesAreListedAndReadAsTwoDatabases() throws {
         let fixture = StoreFixture()
         let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")

@@ -68,7 +68,7 @@ struct ConcurrentCreationTests {
 
 @Suite("Creations abandoned by a crash")
 struct AbandonedCreationTests {
-    @Test("A creation folder older than a minute is removed by the next creation; a recent one is left to finish")
+    @Test("An abandoned creation folder is removed by the next creation; one whose creator holds its lock is left")
     func abandonedCreationsAreRemoved() throws {
         let fixture = Fixture()
         let old = fixture.directory.path + "/" + StoreDirectory.creationPrefix + "crashed"
@@ -79,6 +79,13 @@ struct AbandonedCreationTests {
         }
         try FileManager.default.setAttributes(
             [.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: old)
+        // The creation in progress holds the lock on its marker, as a creating process does.
+        let creator = open(young + "/" + StoreDirectory.markerName, O_RDONLY | O_CLOEXEC)
+        defer {
+            flock(creator, LOCK_UN)
+            close(creator)
+        }
+        #expect(flock(creator, LOCK_EX | LOCK_NB) == 0)
 
         _ = try fixture.open("db")
         #expect(fixture.directory.entries() == ["db", StoreDirectory.creationPrefix + "in-progress"])

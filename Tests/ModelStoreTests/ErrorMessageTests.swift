@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ModelStore
+@_spi(Inspection) @testable import ModelStore
 
 /// What a user reads when something fails: `localizedDescription` (what most apps and loggers
 /// print) is the same sentence as `description`, and no message stutters.
@@ -33,6 +33,8 @@ struct ErrorMessageTests {
             key: "k", type: "User", message: "cannot encode inf at the top level: Unable to encode Double.inf."),
         .decodingFailed(
             key: "k", type: "User", message: "corrupted data at the top level: The data is not valid JSON."),
+        .damagedRecord(path: path, key: "user:42", collection: "sessions", reason: RecordReader.checksumMismatchReason),
+        .damagedRecord(path: path, key: "user:42", collection: nil, reason: RecordReader.checksumMismatchReason),
     ]
 
     @Test("localizedDescription is the description, for every case", arguments: everyCase)
@@ -144,8 +146,11 @@ struct ErrorMessageTests {
     }
 
     /// The first pair of consecutive meaningful words that occurs twice, with `path` (which a
-    /// message may rightly name twice, inside LevelDB's own message) left out.
+    /// message may rightly name twice, inside LevelDB's own message) and commands in backticks
+    /// (which repeat the names they act on) left out.
     static func repeatedPhrase(in text: String, ignoring path: String) -> String? {
+        let text = text.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 0 }.map(\.element).joined(separator: " ")
         let stopWords: Set<String> = [
             "a", "an", "the", "at", "in", "on", "of", "to", "for", "by", "or", "and", "is", "are", "was", "it", "its",
             "as", "be", "not", "this", "that", "with", "from", "than", "so", "there", "then",

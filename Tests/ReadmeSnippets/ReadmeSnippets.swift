@@ -297,10 +297,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:911 is not compiled: Package.swift excerpt
+// README.md:931 is not compiled: Package.swift excerpt
 
-// README.md:924 is not compiled: needs the Hummingbird trait
+// README.md:944 is not compiled: needs the Hummingbird trait
 
-// README.md:970 is not compiled: Package.swift excerpt
+// README.md:990 is not compiled: Package.swift excerpt
 
-// README.md:977 is not compiled: needs the Vapor trait
+// README.md:997 is not compiled: needs the Vapor trait

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// The steps of ModelStore's multi-step file operations (repair, delete) where the
+/// The steps of ModelStore's multi-step file operations (repair, delete, create) where the
 /// reliability tests make a helper process die.
 ///
 /// A test starts `ModelStoreTestHelper` with `MODELSTORE_TEST_CRASH_AT=<raw value>` in its
@@ -32,6 +32,12 @@ enum CrashPoint: String, CaseIterable {
     case trashEmptied = "trash-emptied"
     /// A trash folder's marker is gone; the empty folder remains.
     case trashUnmarked = "trash-unmarked"
+    /// A new database's staging folder exists; its marker does not yet.
+    case creationStaged = "creation-staged"
+    /// The staging folder's marker is written and locked; the folder is not renamed yet.
+    case creationMarked = "creation-marked"
+    /// The staging folder is renamed to the database's name; its creation lock is still held.
+    case creationRenamed = "creation-renamed"
 
     private static let armed: String? = getenv("MODELSTORE_TEST_CRASH_AT").map { String(cString: $0) }
 

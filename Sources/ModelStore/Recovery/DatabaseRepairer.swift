@@ -72,17 +72,19 @@ enum DatabaseRepairer {
         // database in this process to count the records: our lock would make that open fail
         // as `locked` (see LevelDBFileLock).
         levelDBLock.release()
-        let (records, damagedHeaders) = try countRecords(path: path, options: options)
+        let scan = try readBack(path: path, options: options)
 
         return RepairReport(
             url: URL(fileURLWithPath: path, isDirectory: true),
             filesBefore: filesBefore,
             filesAfter: DatabaseFiles.names(in: path),
-            recordsReadable: records,
-            recordsWithDamagedHeaders: damagedHeaders,
+            recordsReadable: scan.records,
+            recordsWithDamagedHeaders: scan.damagedHeaders,
             discardedLogRecords: discarded,
             levelDBLog: levelDBLog,
-            duration: clock.now - started)
+            duration: clock.now - started,
+            damagedRecords: scan.damaged,
+            damagedRecordCount: scan.damagedCount)
     }
 
     /// Finishes what an interrupted repair left at `path` before the database is opened:
@@ -124,9 +126,38 @@ enum DatabaseRepairer {
         }
     }
 
-    /// Opens the repaired database and reads every record with checksums verified, so a
-    /// repair that left damage behind fails here rather than on a later read.
-    private static func countRecords(path: String, options: EngineOptions) throws(ModelStoreError) -> (Int, Int) {
+    /// What reading the repaired database back found.
+    private struct ReadBack {
+        var records = 0
+        var damagedHeaders = 0
+        var damaged: [RepairReport.DamagedRecord] = []
+        var damagedCount = 0
+
+        /// Counts the record `value` stored under the physical key `key`, and notes it when its
+        /// envelope does not parse or its bytes fail its own checksum (format-1 records have
+        /// none to fail).
+        mutating func read(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            records += 1
+            let damage: RepairReport.DamagedRecord.Damage
+            if let header = RecordHeader(parsing: value) {
+                guard !header.checksumMatches(value: value, key: key) else { return }
+                damage = .checksumMismatch
+            } else {
+                damagedHeaders += 1
+                damage = .damagedHeader
+            }
+            damagedCount += 1
+            if damaged.count < RepairReport.damagedRecordListLimit, let (space, name) = KeySpace.split(key) {
+                damaged.append(.init(key: name, collection: space.collection, damage: damage))
+            }
+        }
+    }
+
+    /// Opens the repaired database and reads every record with LevelDB's block checksums
+    /// verified, so a repair that left damage behind fails here rather than on a later read,
+    /// and checks each record's envelope and its own checksum, so records whose bytes are
+    /// wrong are reported by key. Models are not decoded: that needs their types.
+    private static func readBack(path: String, options: EngineOptions) throws(ModelStoreError) -> ReadBack {
         var options = options
         options.paranoidChecks = true
         do {
@@ -134,18 +165,17 @@ enum DatabaseRepairer {
             defer { engine.close() }
             let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
             try iterator.seekToFirst()
-            var records = 0
-            var damagedHeaders = 0
-            // Every collection's records, but no system record (0xFF…): those are not records
-            // of a model and have no record header (see KeySpace).
-            while let intact = try iterator.withCurrent({ key, value -> Bool? in
-                key.first == KeySpace.systemMarker ? nil : RecordHeader(parsing: value) != nil
-            }), let intact {
-                records += 1
-                if !intact { damagedHeaders += 1 }
+            var scan = ReadBack()
+            // Every collection's records, up to the first system record (0xFF…, sorted last):
+            // those are not records of a model and have no record header (see KeySpace).
+            while let isRecord = try iterator.withCurrent({ key, value -> Bool in
+                guard key.first != KeySpace.systemMarker else { return false }
+                scan.read(key: key, value: value)
+                return true
+            }), isRecord {
                 try iterator.next()
             }
-            return (records, damagedHeaders)
+            return scan
         } catch let failure as LevelDBFailure {
             throw failure.storeError(path: path)
         } catch {

@@ -38,10 +38,64 @@ public struct RepairReport: Sendable, Hashable {
     /// How long the repair took, including reading every record back.
     public var duration: Duration
 
+    /// The records the repair read back that cannot be trusted, in key order (the first
+    /// ``damagedRecordListLimit``; ``damagedRecordCount`` counts them all): those that fail their
+    /// own checksum, and those with a damaged header (also counted in
+    /// ``recordsWithDamagedHeaders``).
+    ///
+    /// The repair keeps them as they are: LevelDB's files are sound, only the record's own bytes
+    /// are wrong, and no repair can bring them back, so dropping them would lose the key without
+    /// a word. Reading one throws ``ModelStoreError/corrupted(path:message:)`` (or
+    /// ``ModelStoreError/decodingFailed(key:type:message:)`` for a damaged header). Write each
+    /// key again, or remove it with `removeObject(forKey:)` (on its collection, if it has one) or
+    /// `modelstore remove NAME KEY [--collection C]`.
+    public var damagedRecords: [DamagedRecord]
+
+    /// How many records the repair read back that cannot be trusted, listed or not.
+    public var damagedRecordCount: Int
+
+    /// How many damaged records ``damagedRecords`` lists at most, so a report stays small
+    /// whatever the database holds.
+    public static let damagedRecordListLimit = 10_000
+
+    /// A record that cannot be trusted: its key, its collection, and what is wrong with it.
+    public struct DamagedRecord: Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong with a damaged record.
+        public enum Damage: String, Sendable, Hashable {
+            /// Its bytes fail its own checksum (damaged, or copied from another key).
+            case checksumMismatch
+            /// Its envelope does not parse (damaged, or from an unknown format version).
+            case damagedHeader
+        }
+
+        /// The record's key.
+        public var key: String
+        /// The collection it belongs to; nil for the store's own keys.
+        public var collection: String?
+        /// What is wrong with it.
+        public var damage: Damage
+
+        /// Describes a damaged record.
+        public init(key: String, collection: String?, damage: Damage) {
+            self.key = key
+            self.collection = collection
+            self.damage = damage
+        }
+
+        /// The key (and collection) and the damage, such as `"user:42" in collection "sessions"
+        /// (fails its checksum)`.
+        public var description: String {
+            let place = collection.map { " in collection \($0.debugDescription)" } ?? ""
+            let what = damage == .checksumMismatch ? "fails its checksum" : "has a damaged header"
+            return "\(key.debugDescription)\(place) (\(what))"
+        }
+    }
+
     /// Creates a report.
     public init(
         url: URL, filesBefore: [String], filesAfter: [String], recordsReadable: Int,
-        recordsWithDamagedHeaders: Int, discardedLogRecords: Int, levelDBLog: [String], duration: Duration
+        recordsWithDamagedHeaders: Int, discardedLogRecords: Int, levelDBLog: [String], duration: Duration,
+        damagedRecords: [DamagedRecord] = [], damagedRecordCount: Int? = nil
     ) {
         self.url = url
         self.filesBefore = filesBefore
@@ -51,6 +105,8 @@ public struct RepairReport: Sendable, Hashable {
         self.discardedLogRecords = discardedLogRecords
         self.levelDBLog = levelDBLog
         self.duration = duration
+        self.damagedRecords = damagedRecords
+        self.damagedRecordCount = damagedRecordCount ?? damagedRecords.count
     }
 }
 
@@ -65,6 +121,13 @@ extension RepairReport: CustomStringConvertible {
             "  files after:  \(filesAfter.joined(separator: " "))",
         ]
         lines.append(contentsOf: levelDBLog.map { "  leveldb: \($0)" })
+        if damagedRecordCount > 0 {
+            lines.append("  damaged records, kept as they are (reading one throws): \(damagedRecordCount)")
+            lines.append(contentsOf: damagedRecords.map { "    \($0)" })
+            if damagedRecordCount > damagedRecords.count {
+                lines.append("    … and \(damagedRecordCount - damagedRecords.count) more")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 }

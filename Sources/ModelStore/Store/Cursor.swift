@@ -62,9 +62,31 @@ public final class Cursor<Element> {
 
     /// Returns the next element, or nil at the end.
     ///
+    /// A record that cannot be read throws, and the cursor has then stepped past it: call
+    /// `next()` again to go on with the records after it, or stop. So one damaged record in a
+    /// large store never hides the others:
+    ///
+    /// ```swift
+    /// while true {
+    ///     do {
+    ///         guard let entry = try cursor.next() else { break }
+    ///         print(entry.key)
+    ///     } catch ModelStoreError.corrupted(_, let message) where message.hasPrefix("the record for key") {
+    ///         print(message)  // names the key; the loop goes on with the next record
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// ``forEach(_:)``, ``collect(max:)`` and `for try await` stop at the first error instead.
+    ///
     /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` for a record that does
-    ///   not decode (call `next()` again to continue after it), ``ModelStoreError/closed(path:)``
-    ///   if the database was deleted, or ``ModelStoreError/corrupted(path:message:)``.
+    ///   not decode, and ``ModelStoreError/corrupted(path:message:)`` for one record that fails
+    ///   its own checksum (its message starts with "the record for key", names the key and its
+    ///   collection, and says how to remove it: `removeObject(forKey:)` or
+    ///   `modelstore remove`); for both, call `next()` again to continue after the record.
+    ///   ``ModelStoreError/corrupted(path:message:)`` with LevelDB's message for damaged files
+    ///   (a damaged block may hide several records, so stop then), or
+    ///   ``ModelStoreError/closed(path:)`` if the database was deleted.
     public func next() throws -> Element? {
         guard let iterator, let database else { return nil }
         if let limit, produced >= limit {

@@ -81,7 +81,8 @@ package enum DatabaseTrash {
     /// Roots with a cleanup queued, by their bytes: an NFC and an NFD spelling are two folders.
     private static let scheduled = Locked<Set<ByteKey>>([])
 
-    /// Finishes pending trash in the root of the database at `path` in the background, once
+    /// Finishes pending trash, and removes creations a crash interrupted (see
+    /// ``UnfinishedCreations``), in the root of the database at `path` in the background, once
     /// per root at a time. Failures are logged; the trash stays pending for the next try.
     static func scheduleCleanup(inRootOf path: String, logger: Logger) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
@@ -90,6 +91,7 @@ package enum DatabaseTrash {
         guard isNew else { return }
         queue.async {
             scheduled.withLock { _ = $0.remove(ByteKey(root)) }
+            UnfinishedCreations.removeAbandoned(in: root)
             do {
                 try finishAll(in: root)
             } catch {

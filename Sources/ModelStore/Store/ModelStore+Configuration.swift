@@ -154,8 +154,9 @@ extension ModelStore {
         /// paths of reads and writes.
         public var logger: Logger = Logger(label: "ModelStore")
 
-        /// Whether an open removes, in the background, what deletions a crash interrupted left in
-        /// the root (`.modelstore-trash-*` folders). The `modelstore` tool turns it off for its
+        /// Whether an open removes, in the background, what deletions and creations a crash
+        /// interrupted left in the root (`.modelstore-trash-*` folders, and `.modelstore-new-*`
+        /// folders whose creator is gone). The `modelstore` tool turns it off for its
         /// inspections, which promise to change nothing.
         package var finishesInterruptedDeletions: Bool = true
 

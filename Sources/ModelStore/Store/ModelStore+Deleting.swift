@@ -23,6 +23,8 @@ extension ModelStore {
     /// never followed. The folder is first renamed to a `.modelstore-trash-*` folder, so a
     /// crash never leaves half a database under its name; a trash folder left by a crash is
     /// finished by the next delete, ``deleteAllDatabases(in:)-9uqof`` or open in the same directory.
+    /// A delete also removes what a creation killed by a crash left in the directory (a
+    /// `.modelstore-new-*` folder whose creator is gone).
     ///
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)``;
     ///   ``ModelStoreError/notAModelStore(path:)`` for a folder, file or link that is not a
@@ -33,9 +35,10 @@ extension ModelStore {
         try DatabaseName.validate(name)
         guard let root = try StoreDirectory.canonicalRoot(directory, create: false) else { return }
         try deleteDirectory(root + "/" + name, root: root)
-        // Finish deletions a crash interrupted. Best effort: trash that cannot be removed now
-        // stays recognisable (and listed by `modelstore list`) for the next try.
+        // Finish deletions and remove creations a crash interrupted. Best effort: what cannot
+        // be removed now stays recognisable (and listed by `modelstore list`) for the next try.
         try? DatabaseTrash.finishAll(in: root)
+        UnfinishedCreations.removeAbandoned(in: root)
     }
 
     /// Deletes the database `name` under `directory` without blocking the caller's thread.
@@ -50,7 +53,8 @@ extension ModelStore {
     }
 
     /// Deletes every ModelStore database under `directory`, closing those this process has
-    /// open, and finishes deletions that a crash interrupted (`.modelstore-trash-*` folders).
+    /// open, finishes deletions that a crash interrupted (`.modelstore-trash-*` folders) and
+    /// removes creations a crash interrupted (`.modelstore-new-*` folders whose creator is gone).
     /// Files and folders that are not ModelStore databases are left untouched.
     ///
     /// It tries every database even if one fails, then throws the first failure (for
@@ -69,6 +73,7 @@ extension ModelStore {
         } catch {
             firstFailure = error
         }
+        UnfinishedCreations.removeAbandoned(in: root)  // and creations
         for entry in entries.sorted() {
             guard (try? DatabaseName.validate(entry)) != nil else { continue }  // trash names are invalid
             let path = root + "/" + entry

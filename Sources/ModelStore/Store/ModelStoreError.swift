@@ -35,7 +35,9 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// holds the database.
     case locked(path: String, message: String)
 
-    /// LevelDB found damaged files. `message` is LevelDB's own.
+    /// LevelDB found damaged files (`message` is LevelDB's own), or one record cannot be trusted:
+    /// it fails its checksum (`message` then starts with "the record for key", names the key and
+    /// its collection, and says how to skip it or remove it; the rest of the database is fine).
     case corrupted(path: String, message: String)
 
     /// A file-system or LevelDB I/O error. `message` is LevelDB's or the system's own.
@@ -115,6 +117,8 @@ extension ModelStoreError: CustomStringConvertible {
         case let .locked(path, message):
             return "The database at \(path) is in use by another process (\(Self.clause(message))). "
                 + "Close it there first, or open a different database."
+        case let .corrupted(path, message) where Self.isAboutOneRecord(message):
+            return "The database at \(path) holds a damaged record: \(Self.clause(message))."
         case let .corrupted(path, message):
             return "The database at \(path) is damaged (\(Self.clause(message))). Repair it with "
                 + "ModelStore.repair(named:) or delete it if it only holds a cache."

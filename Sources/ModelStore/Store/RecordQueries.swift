@@ -174,7 +174,9 @@ extension ModelStore {
     ///
     /// - Parameters: As ``keys(in:reverse:limit:)``.
     /// - Throws: ``ModelStoreError/closed(path:)``; the cursor's ``Cursor/next()`` throws
-    ///   ``ModelStoreError/decodingFailed(key:type:message:)`` for a record of another type.
+    ///   ``ModelStoreError/decodingFailed(key:type:message:)`` for a record of another type and
+    ///   ``ModelStoreError/corrupted(path:message:)`` naming the key for a record that fails its
+    ///   checksum, and goes on after either when called again.
     public func entries<Value: Decodable>(
         _ type: Value.Type, in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil
     ) throws -> Cursor<Entry<Value>> {

@@ -70,7 +70,7 @@ struct RecordReader: Sendable {
                 message: "the record's header is damaged or from an unknown format version")
         }
         guard header.checksumMatches(value: record, key: keyBytes) else {
-            throw Self.checksumMismatch(path: path, key: key)
+            throw Self.checksumMismatch(path: path, key: key, physicalKey: keyBytes)
         }
         return header
     }
@@ -100,12 +100,12 @@ struct RecordReader: Sendable {
     }
 
     /// The error for a record that fails its checksum.
-    static func checksumMismatch(path: String, key: String) -> ModelStoreError {
-        .corrupted(
-            path: path,
-            message: "the record for key \(ModelStoreError.abbreviated(key)) fails its checksum: its bytes were "
-                + "damaged, or it was copied from another key")
+    static func checksumMismatch(path: String, key: String, physicalKey: UnsafeRawBufferPointer) -> ModelStoreError {
+        .damagedRecord(path: path, key: key, physicalKey: physicalKey, reason: checksumMismatchReason)
     }
+
+    /// Why a record that fails its checksum cannot be trusted.
+    static let checksumMismatchReason = "fails its checksum: its bytes were damaged, or it was copied from another key"
 
     /// Decodes the payload after `header` and wraps it with its metadata.
     func entry<Value: Decodable>(

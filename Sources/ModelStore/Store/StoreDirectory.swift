@@ -15,7 +15,8 @@ import Darwin
 //                                    exclusive flock(2) on it while the database is open
 //       CURRENT, LOCK, LOG, MANIFEST-*, *.log, *.ldb   LevelDB's own files
 //     .modelstore-new-<uuid>/        a database being created: built here with its marker,
-//                                    then renamed to <name> in one step (StoreDirectory+Creation)
+//                                    then renamed to <name> in one step (StoreDirectory+Creation);
+//                                    one a crash left is removed later (UnfinishedCreations)
 //     .modelstore-trash-<uuid>/      a database being deleted (renamed first, so a crash
 //                                    mid-delete never leaves a half-deleted database behind
 //                                    under its name); see DatabaseTrash

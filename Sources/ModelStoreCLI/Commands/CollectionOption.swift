@@ -36,6 +36,7 @@ protocol RecordScope {
     func count(in range: KeyRange) throws -> Int
     func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>?
     func inspectRecord(forKey key: String) throws -> RecordInspection?
+    func removeObject(forKey key: String) throws
 }
 
 extension ModelStore: RecordScope {}

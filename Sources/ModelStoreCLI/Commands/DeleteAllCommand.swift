@@ -1,5 +1,5 @@
 import ArgumentParser
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore delete-all --yes`: deletes every database under the root.
 struct DeleteAllCommand: ParsableCommand {
@@ -7,7 +7,8 @@ struct DeleteAllCommand: ParsableCommand {
         commandName: "delete-all",
         abstract: "Delete every database under the root (requires --yes).",
         discussion: "Files and folders that are not ModelStore databases are left untouched. "
-            + "Deletions a crash interrupted (.modelstore-trash-* folders) are finished too.")
+            + "Deletions a crash interrupted (.modelstore-trash-* folders) are finished too, and creations a "
+            + "crash interrupted (.modelstore-new-* folders whose creating process is gone) are removed.")
 
     @Flag(help: "Confirm that every database under the root should be deleted.")
     var yes = false
@@ -18,6 +19,7 @@ struct DeleteAllCommand: ParsableCommand {
         let storeRoot = root.storeRoot
         let names = try storeRoot.databaseNames()
         let interrupted = storeRoot.pendingDeletions().count
+        let creations = storeRoot.unfinishedCreations().count
         guard yes else {
             let what =
                 names.isEmpty
@@ -27,9 +29,10 @@ struct DeleteAllCommand: ParsableCommand {
             throw CommandFailure(
                 status: .usage,
                 message: "delete-all deletes every database under \(storeRoot.path) (\(what)). "
-                    + "Run it again with --yes to confirm.")
+                    + "Run it again with --yes to confirm: `"
+                    + "\(ToolCommand("delete-all", [], options: [.init("yes", nil), .init("root", storeRoot.path)]))`.")
         }
-        guard !names.isEmpty || interrupted > 0 else {
+        guard !names.isEmpty || interrupted > 0 || creations > 0 else {
             print("No databases under \(storeRoot.path); nothing deleted.")
             return
         }
@@ -45,10 +48,14 @@ struct DeleteAllCommand: ParsableCommand {
                 status: failure.status,
                 message: failure.message + " Deleted: \(list(deleted)); still there: \(list(remaining)).")
         }
+        // A creation still in progress in another process is left, so count what went.
+        let removedCreations = creations - storeRoot.unfinishedCreations().count
         print(
             "Deleted \(Format.count(names.count, "database")) from \(storeRoot.path)"
                 + (names.isEmpty ? "" : ": \(names.joined(separator: ", "))")
-                + (interrupted > 0 ? "; finished \(Format.count(interrupted, "interrupted deletion"))." : "."))
+                + (interrupted > 0 ? "; finished \(Format.count(interrupted, "interrupted deletion"))" : "")
+                + (removedCreations > 0 ? "; removed \(Format.count(removedCreations, "interrupted creation"))" : "")
+                + ".")
     }
 
     private func list(_ names: [String]) -> String {

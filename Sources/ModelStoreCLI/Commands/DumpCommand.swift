@@ -14,7 +14,8 @@ struct DumpCommand: ParsableCommand {
             of the binary codec and custom codecs as base64 of their encoded bytes, and `shownAs` \
             saying which, then the record's format version, checksum verdict and metadata. A record that \
             cannot be read at all (a damaged header, or bytes that fail the checksum) is printed as \
-            {"key": ..., "error": ...}; the dump goes on and exits with 1 at the end. \
+            {"key": ..., "error": ...}, the error of a record that fails its checksum giving the \
+            `modelstore remove` command that removes it; the dump goes on and exits with 1 at the end. \
             With standard output redirected and standard error on a terminal, a progress bar is drawn.
             """)
 
@@ -60,16 +61,16 @@ struct DumpCommand: ParsableCommand {
             inspector: root.inspector, name: name, policy: judgedBy.policy, collection: collection.collection)
         while let key = try cursor.next() {
             do {
-                try scope.requireIntactRecord(forKey: key)
+                try scope.requireIntactRecord(forKey: key, in: store, collection: collection.collection)
                 if var report = try scope.entry(InspectedValue.self, forKey: key).map({ RecordReport($0, now: now) }) {
-                    report.envelope = scope.envelopeReport(forKey: key)
+                    report.addEnvelope(forKey: key, in: scope, raw: raw)
                     out.line(bytes: try encoder.encode(report))
                 }
             } catch ModelStoreError.decodingFailed(let key, _, let message) {
                 if let (entry, codec) = try raw.entry(forKey: key),
                     var report = RecordReport(entry, codec: codec, now: now)
                 {
-                    report.envelope = scope.envelopeReport(forKey: key)
+                    report.addEnvelope(forKey: key, in: scope, raw: raw)
                     out.line(bytes: try encoder.encode(report))
                 } else {
                     undecodable += 1
@@ -78,6 +79,11 @@ struct DumpCommand: ParsableCommand {
             } catch let failure as CommandFailure {
                 undecodable += 1
                 out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: failure.message)))
+            } catch let error as ModelStoreError {
+                // One damaged record (`corrupted` naming it, with the command that removes it).
+                guard case .corrupted = error else { throw error }
+                undecodable += 1
+                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: error.description)))
             }
             written += 1
             progress.update(completed: written)

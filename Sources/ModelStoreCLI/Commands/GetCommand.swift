@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore get NAME KEY`: one stored model as JSON, with its metadata.
 struct GetCommand: ParsableCommand {
@@ -16,7 +16,10 @@ struct GetCommand: ParsableCommand {
             marked as expired under --policy (default: the policy recorded in the database, else never; \
             the "policy" line says which), and are not removed. The record's format version, \
             checksum verdict and metadata (JSON where its codec allows, else base64) follow; a record \
-            that fails its checksum is not shown and the command exits with 1.
+            that fails its checksum is not shown and the command exits with 1, naming the \
+            `modelstore remove` command that removes that record. A model stored compressed is shown \
+            decompressed, and its size line gives both sizes (`compressed` and \
+            `uncompressedModelByteCount` in --json).
             """)
 
     @Argument(help: "The database's name.")
@@ -41,14 +44,14 @@ struct GetCommand: ParsableCommand {
         let (store, judgedBy) = try root.inspector.unchanged(name, policyOption: policy)
         defer { try? store.close() }
         let scope = collection.scope(in: store)
-        try scope.requireIntactRecord(forKey: key)
+        try scope.requireIntactRecord(forKey: key, in: store, collection: collection.collection)
         guard var report = try read(from: store, policy: judgedBy.policy) else {
             throw CommandFailure(
                 status: .notFound,
                 message: "no record with key \(key.debugDescription) in \(place). "
-                    + "Run `modelstore keys \(name)\(collectionSuffix)\(root.suggestionSuffix)` to see the keys.")
+                    + "Run `\(keysCommand)` to see the keys.")
         }
-        report.envelope = scope.envelopeReport(forKey: key)
+        report.addEnvelope(forKey: key, in: scope, raw: rawReader(policy: judgedBy.policy))
         if output.json {
             print(try JSONOutput.pretty(report))
             return
@@ -56,12 +59,20 @@ struct GetCommand: ParsableCommand {
         print("key          \(report.key)")
         if let name = collection.collection { print("collection   \(name)") }
         print("codec        \(report.codec)")
-        print("shown as     \(report.shownAs.explanation)")
+        let compressed = report.envelope?.compressed == true
+        let decompressed = compressed ? " (stored compressed, shown decompressed)" : ""
+        print("shown as     \(report.shownAs.explanation)\(decompressed)")
         print("stored at    \(Format.date(report.storedAt))")
         let expiry = report.expiresAt.map(Format.date) ?? "never"
         print("expires at   \(expiry)\(report.expired ? " (expired)" : "")")
         print("policy       \(judgedBy.explanation)\(collectionPolicy(in: store))")
-        print("size         \(Format.bytes(report.byteCount))")
+        if compressed {
+            let model = report.uncompressedModelByteCount.map { ": \(Format.bytes($0)) uncompressed" } ?? ""
+            let stored = Format.bytes(report.byteCount)
+            print("size         \(stored) as stored (the model is compressed with Zstandard\(model))")
+        } else {
+            print("size         \(Format.bytes(report.byteCount))")
+        }
         if let envelope = report.envelope {
             print("format       \(envelope.formatDescription)")
             if let metadata = envelope.metadata, let shownAs = envelope.metadataShownAs {
@@ -89,8 +100,14 @@ struct GetCommand: ParsableCommand {
         return collection.collection.map { "collection \($0.debugDescription) of \(database)" } ?? database
     }
 
-    private var collectionSuffix: String {
-        collection.collection.map { " --collection \($0.debugDescription)" } ?? ""
+    /// The command that lists the keys where this one was looked for.
+    private var keysCommand: ToolCommand {
+        .keys(name, collection: collection.collection, root: root.storeRoot.path)
+    }
+
+    /// Reads the record's raw bytes, judging expiry by `policy`.
+    private func rawReader(policy: UpdatePolicy) -> RawRecordReader {
+        RawRecordReader(inspector: root.inspector, name: name, policy: policy, collection: collection.collection)
     }
 
     /// `; the collection's own: P` when the record's collection records a policy of its own,
@@ -108,9 +125,7 @@ struct GetCommand: ParsableCommand {
                 RecordReport($0, now: Date())
             }
         } catch ModelStoreError.decodingFailed(_, _, let message) {
-            let raw = RawRecordReader(
-                inspector: root.inspector, name: name, policy: policy, collection: collection.collection)
-            guard let (entry, codec) = try raw.entry(forKey: key),
+            guard let (entry, codec) = try rawReader(policy: policy).entry(forKey: key),
                 let report = RecordReport(entry, codec: codec, now: Date())
             else {
                 throw CommandFailure(

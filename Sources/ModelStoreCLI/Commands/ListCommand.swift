@@ -9,7 +9,9 @@ struct ListCommand: ParsableCommand {
         discussion: """
             Folders without ModelStore's .modelstore marker are not databases and are skipped. \
             A deletion a crash interrupted (a .modelstore-trash-* folder) is listed with status \
-            "deleting"; the next delete, delete-all or open in the root finishes it.
+            "deleting", and a database being created, or whose creation a crash interrupted (a \
+            .modelstore-new-* folder), with status "creating"; the next delete, delete-all or open \
+            in the root finishes the deletion and removes the interrupted creation.
             """)
 
     @OptionGroup var root: RootOptions
@@ -52,12 +54,17 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let storeRoot = root.storeRoot
-        // Before any database is opened: an open finishes interrupted deletions in the background.
+        // Listed before any database is opened (the tool's inspections change nothing, but a
+        // program's open may finish them meanwhile).
         let deleting = storeRoot.pendingDeletions().map { name in
             Row(name: name, records: nil, bytesOnDisk: storeRoot.diskUsage(of: name).bytes,
                 status: StoreRoot.pendingDeletionStatus, error: nil)
         }
-        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) } + deleting
+        let creating = storeRoot.unfinishedCreations().map { name in
+            Row(name: name, records: nil, bytesOnDisk: storeRoot.diskUsage(of: name).bytes,
+                status: StoreRoot.unfinishedCreationStatus, error: nil)
+        }
+        let rows = try storeRoot.databaseNames().map { row(for: $0, in: storeRoot) } + deleting + creating
         if output.json {
             print(try JSONOutput.pretty(rows))
             return

@@ -12,6 +12,7 @@ struct ModelStoreCommand: ParsableCommand {
             """,
         subcommands: [
             ListCommand.self, StatsCommand.self, KeysCommand.self, CollectionsCommand.self, GetCommand.self, DumpCommand.self,
-            SweepCommand.self, CompactCommand.self, RepairCommand.self, DeleteCommand.self, DeleteAllCommand.self,
+            SweepCommand.self, CompactCommand.self, RepairCommand.self, RemoveCommand.self, DeleteCommand.self,
+            DeleteAllCommand.self,
         ])
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `--root`, shared by every command.
 ///
@@ -33,12 +33,13 @@ struct RootOptions: ParsableArguments {
             + "\(folder)/<program> by default."
         if let first = programs.first {
             message += " Programs with folders there: \(programs.joined(separator: ", ")). "
-                + "For example: --root \(folder)/\(first)"
+                + "For example: `\(ToolCommand.list(root: folder + "/" + first))`"
         } else {
             message += " No program has a folder there yet."
         }
         if entries.contains(where: { StoreRoot(url: Self.programsFolder).isDatabase($0) }) {
-            message += " \(folder) itself holds databases of an earlier ModelStore version: --root \(folder)"
+            let command = ToolCommand.list(root: folder)
+            message += " \(folder) itself holds databases of an earlier ModelStore version: `\(command)`"
         }
         throw ValidationError(message)
     }
@@ -46,11 +47,6 @@ struct RootOptions: ParsableArguments {
     /// The root to work in (``validate()`` made sure one was given).
     var storeRoot: StoreRoot {
         StoreRoot(url: URL(fileURLWithPath: root ?? Self.programsFolder.path, isDirectory: true))
-    }
-
-    /// ` --root PATH` when a root was given, for commands the tool suggests in messages.
-    var suggestionSuffix: String {
-        root.map { " --root \($0)" } ?? ""
     }
 
     /// An inspector over the root.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore repair NAME`: runs LevelDB's repair on a closed database, under the store's lock.
 struct RepairCommand: ParsableCommand {
@@ -10,7 +10,10 @@ struct RepairCommand: ParsableCommand {
         discussion: """
             The database must not be open in another process. Repair keeps every record it can \
             read and drops damaged log records rather than returning wrong values; back up the \
-            folder first if its contents matter.
+            folder first if its contents matter. It then reads every record back and lists, by key, \
+            those that fail their own checksum (or whose header is damaged): no repair can restore \
+            their bytes, so they are kept as they are, each with the `modelstore remove` command that \
+            removes it, and the command exits with 1.
             """)
 
     @Argument(help: "The database's name.")
@@ -26,6 +29,12 @@ struct RepairCommand: ParsableCommand {
         }
         RepairVerdict.removeEmptyLostFolder(of: report)
         print(Self.describe(report, files: try? FileManager.default.contentsOfDirectory(atPath: report.url.path)))
+        if report.damagedRecordCount > 0 {
+            throw CommandFailure(
+                status: .failure,
+                message: "\(Format.count(report.damagedRecordCount, "record")) cannot be trusted (kept as found); "
+                    + "the report above gives the command that removes each.")
+        }
     }
 
     /// The report, with LevelDB's closing "Some data may have been lost" (which it prints after
@@ -40,11 +49,16 @@ struct RepairCommand: ParsableCommand {
             "  files after:  \((files?.sorted() ?? report.filesAfter).joined(separator: " "))",
         ]
         lines += report.levelDBLog.filter { !RepairVerdict.isClosingLine($0) }.map { "  leveldb: \($0)" }
-        if verdict.nothingLost {
-            lines.append("Nothing was lost: every log was converted and every table read back without error.")
-        } else {
+        if verdict.nothingLost && report.damagedRecordCount == 0 {
+            lines.append(
+                "Nothing was lost: every log was converted, every table read back without error, and every "
+                    + "record matches its checksum.")
+        } else if !verdict.nothingLost {
             lines.append("Some records may have been lost:")
             lines += verdict.losses.map { "  \($0)" }
+        }
+        if report.damagedRecordCount > 0 {
+            lines += damagedRecordLines(report)
         }
         if (files ?? report.filesAfter).contains("lost") {
             lines.append(
@@ -52,5 +66,26 @@ struct RepairCommand: ParsableCommand {
                     + "delete it once you no longer need them.")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The records the repair kept although they cannot be trusted, by key, each with the
+    /// command that removes it.
+    private static func damagedRecordLines(_ report: RepairReport) -> [String] {
+        let count = report.damagedRecordCount
+        let (their, kept) = count == 1 ? ("its", "it was kept as it is") : ("their", "they were kept as they are")
+        var lines = [
+            "\(Format.count(count, "record")) cannot be trusted: no repair can restore \(their) bytes, so \(kept) "
+                + "(reading one throws an error that names it). Write each key again, or remove it:"
+        ]
+        for record in report.damagedRecords {
+            let command = ToolCommand.remove(
+                databasePath: report.url.path, key: record.key, collection: record.collection)
+            let removal = command.canBeTyped ? "`\(command)`" : "its key holds a NUL byte: removeObject(forKey:)"
+            lines.append("  \(record): " + removal)
+        }
+        if count > report.damagedRecords.count {
+            lines.append("  … and \(count - report.damagedRecords.count) more; repair again once these are removed")
+        }
+        return lines
     }
 }

@@ -8,10 +8,14 @@ import Foundation
 /// `"checksum": "valid"` (or `"absent"` for a format-1 record), `"metadata"` (JSON, or null),
 /// `"metadataShownAs"` (`json`, `jsonConvertedFromPropertyList` or `base64`, absent without
 /// metadata), `"metadataBase64"` (only for metadata of a codec the tool cannot show as JSON),
-/// `"metadataCodec"` and `"tags"`.
+/// `"metadataCodec"`, `"tags"`, and `"compressed"` (whether the model is stored compressed).
 struct EnvelopeReport {
     let formatVersion: Int
     let checksum: String
+    /// Whether the model is stored compressed: the record's stored size is then the compressed one.
+    let compressed: Bool
+    /// The codec that encoded the model (`RecordReport` prints it as `codec`).
+    let payloadCodec: ModelCodecIdentifier
     let metadataCodec: String?
     let metadata: JSONValue?
     let metadataShownAs: RecordReport.Representation?
@@ -21,6 +25,8 @@ struct EnvelopeReport {
     init(_ inspection: RecordInspection) {
         formatVersion = inspection.formatVersion
         checksum = inspection.checksum.rawValue
+        compressed = inspection.isPayloadCompressed
+        payloadCodec = inspection.codec
         metadataCodec = inspection.metadataCodec?.description
         tags = inspection.tags
         guard let codec = inspection.metadataCodec, let bytes = inspection.metadata else {
@@ -65,12 +71,10 @@ extension RecordScope {
     }
 
     /// Fails when the record for `key` does not match its checksum: its bytes cannot be trusted,
-    /// so the tool shows none of them.
-    func requireIntactRecord(forKey key: String) throws {
+    /// so the tool shows none of them. The error is the one the library's reads throw, with its
+    /// advice (the `modelstore remove` command for this record).
+    func requireIntactRecord(forKey key: String, in store: ModelStore, collection: String?) throws {
         guard (try? inspectRecord(forKey: key))??.checksum == .mismatch else { return }
-        throw CommandFailure(
-            status: .failure,
-            message: "the record for key \(key.debugDescription) fails its checksum: its bytes were damaged, or "
-                + "it was copied from another key. Remove it with `modelstore delete`, or repair the database.")
+        throw ModelStoreError.checksumMismatch(path: store.url.path, key: key, collection: collection)
     }
 }

@@ -105,6 +105,14 @@ final class RawRecordReader {
         return nil
     }
 
+    /// The size of the model stored for `key` by the codec `codec`, once decompressed (the
+    /// payload as its codec encoded it); nil if the record is gone or does not read.
+    func modelByteCount(forKey key: String, codec: ModelCodecIdentifier) -> Int? {
+        guard let store = try? store(for: codec.rawValue) else { return nil }
+        let scope: any RecordScope = collection.map { store.collection($0) } ?? store
+        return (try? scope.entry(RawPayload.self, forKey: key))??.value.bytes.count
+    }
+
     private func store(for identifier: UInt8) throws -> ModelStore {
         if let store = stores[identifier] { return store }
         let store = try inspector.unchanged(

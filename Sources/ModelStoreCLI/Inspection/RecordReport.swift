@@ -14,7 +14,9 @@ import ModelStore
 /// or `base64`. A record of a codec the tool cannot decode without the model type (binary,
 /// custom) has `"value": null` and instead `"payloadBase64"` (the encoded model) and a `"note"`
 /// that says why. The envelope's members follow (see ``EnvelopeReport``): `formatVersion`,
-/// `checksum`, `metadata`, `metadataShownAs`, `metadataBase64`, `metadataCodec`, `tags`.
+/// `checksum`, `metadata`, `metadataShownAs`, `metadataBase64`, `metadataCodec`, `tags`,
+/// `compressed`; and for a record stored compressed, `uncompressedModelByteCount` (the model's
+/// size once decompressed; `byteCount` is the stored, compressed record's).
 struct RecordReport: Encodable {
     /// How a record's model is shown.
     enum Representation: String, Encodable {
@@ -45,8 +47,11 @@ struct RecordReport: Encodable {
     let value: JSONValue?
     let payloadBase64: String?
     let note: String?
-    /// The record's envelope: format version, checksum, metadata, tags.
+    /// The record's envelope: format version, checksum, metadata, tags, compression.
     var envelope: EnvelopeReport?
+    /// For a record whose model is stored compressed, the model's size once decompressed
+    /// (`byteCount` is the record as stored, compressed).
+    var uncompressedModelByteCount: Int?
 
     /// Describes `entry`, judging expiry against `now` (the real time, not the inspection
     /// store's frozen clock).
@@ -98,6 +103,7 @@ struct RecordReport: Encodable {
     private enum CodingKeys: String, CodingKey {
         case key, codec, shownAs, storedAt, expiresAt, expired, byteCount, value, payloadBase64, note
         case formatVersion, checksum, metadata, metadataShownAs, metadataBase64, metadataCodec, tags
+        case compressed, uncompressedModelByteCount
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -120,6 +126,8 @@ struct RecordReport: Encodable {
         try container.encodeIfPresent(envelope.metadataBase64, forKey: .metadataBase64)
         try container.encodeIfPresent(envelope.metadataCodec, forKey: .metadataCodec)
         try container.encode(envelope.tags, forKey: .tags)
+        try container.encode(envelope.compressed, forKey: .compressed)
+        try container.encodeIfPresent(uncompressedModelByteCount, forKey: .uncompressedModelByteCount)
     }
 }
 
@@ -127,4 +135,14 @@ struct RecordReport: Encodable {
 struct UndecodableRecordReport: Encodable {
     let key: String
     let error: String
+}
+
+extension RecordReport {
+    /// Adds the envelope of the record for `key` in `scope`, and for a model stored compressed,
+    /// its size once decompressed (read through `raw`, which hands over the decompressed bytes).
+    mutating func addEnvelope(forKey key: String, in scope: any RecordScope, raw: RawRecordReader) {
+        envelope = scope.envelopeReport(forKey: key)
+        guard let envelope, envelope.compressed else { return }
+        uncompressedModelByteCount = raw.modelByteCount(forKey: key, codec: envelope.payloadCodec)
+    }
 }

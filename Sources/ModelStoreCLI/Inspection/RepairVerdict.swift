@@ -16,17 +16,16 @@ struct RepairVerdict {
     /// Why the repair may have lost records; empty when nothing was lost.
     let losses: [String]
 
-    /// Whether every record came through: no damaged log record skipped, no damaged header,
-    /// and LevelDB reported every log converted and every table read without error.
+    /// Whether every record came through: no damaged log record skipped, and LevelDB reported
+    /// every log converted and every table read without error. (Records that came through but
+    /// fail their checksum or have a damaged header are the report's `damagedRecords`, listed
+    /// by key on their own.)
     var nothingLost: Bool { losses.isEmpty }
 
     init(_ report: RepairReport) {
         var losses: [String] = []
         if report.discardedLogRecords > 0 {
             losses.append(Format.count(report.discardedLogRecords, "damaged log record") + " skipped")
-        }
-        if report.recordsWithDamagedHeaders > 0 {
-            losses.append(Format.count(report.recordsWithDamagedHeaders, "record") + " with a damaged header")
         }
         losses += report.levelDBLog.filter(Self.reportsLoss).map { "LevelDB: \($0)" }
         self.losses = losses

@@ -1,4 +1,4 @@
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// The exit codes `modelstore` documents, so scripts can tell failures apart.
 enum ExitStatus: Int32 {
@@ -26,7 +26,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         CommandFailure(
             status: .notFound,
             message: "no database named \(name.debugDescription) under \(root). "
-                + "Run `modelstore list --root \(root)` to see the databases there.")
+                + "Run `\(ToolCommand.list(root: root))` to see the databases there.")
     }
 
     /// `name` is not a name ModelStore accepts, whatever is on disk.
@@ -42,7 +42,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         CommandFailure(
             status: .notFound,
             message: "\(name.debugDescription) under \(root) is not a ModelStore database (it is \(what)); "
-                + "modelstore leaves it untouched. Run `modelstore list --root \(root)` to see the databases there.")
+                + "modelstore leaves it untouched. Run `\(ToolCommand.list(root: root))` to see the databases there.")
     }
 
     /// Wraps any error: ModelStore's errors keep their advice and get the matching status.

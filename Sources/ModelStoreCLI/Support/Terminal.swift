@@ -13,6 +13,9 @@ enum Terminal {
     /// Whether standard output is a terminal (rather than a pipe or a file).
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// Whether standard input is a terminal, so a person can be asked a question.
+    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
     /// Whether standard error is a terminal.
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 

@@ -38,6 +38,15 @@ enum ToolProcess {
     /// Runs the executable `name` to completion. Output goes to temporary files rather than
     /// pipes, so a large output can never fill a pipe and stall the child.
     static func run(_ name: String, _ arguments: [String]) throws -> ToolResult {
+        try run(try executable(name), arguments, environment: nil)
+    }
+
+    /// Runs `executable` to completion, with `environment` (nil: this process's) and standard
+    /// input from `standardInput` (nil: nothing to read).
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]?,
+        standardInput: FileHandle? = nil
+    ) throws -> ToolResult {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         let stdoutURL = scratch.appendingPathExtension("out")
         let stderrURL = scratch.appendingPathExtension("err")
@@ -48,9 +57,10 @@ enum ToolProcess {
             try? FileManager.default.removeItem(at: stderrURL)
         }
         let process = Process()
-        process.executableURL = try executable(name)
+        process.executableURL = executable
         process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
+        if let environment { process.environment = environment }
+        process.standardInput = standardInput ?? FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try process.run()
