@@ -58,7 +58,7 @@ extension ModelStore {
                         guard let record else { return }
                         let header = try self.reader.header(record, key: key, keyBytes: keyBytes, type: type)
                         if self.reader.isExpired(header, readingClockInto: &now) {
-                            purge = try self.reader.mayPurgeExpired(header, key: key)
+                            purge = try self.reader.mayPurgeExpired(header, key: key, keyBytes: keyBytes)
                             return
                         }
                         guard let codec = header.metadataCodec else { return }
@@ -205,7 +205,7 @@ extension ModelStore {
                     // The rewrite copies sections where the flags say they are: an older record's
                     // flags, which no checksum covers, must at least be plausible.
                     guard old.isFullyChecked || old.hasPlausibleDeadline else {
-                        return .refused(RecordReader.damagedEnvelope(path: reader.path, key: key))
+                        return .refused(RecordReader.damagedEnvelope(path: reader.path, key: key, physicalKey: keyBytes))
                     }
                     guard includingExpired || !old.isExpired(now: now, timeToLive: reader.timeToLive) else {
                         return .notFound

@@ -66,7 +66,7 @@ extension ModelStore {
                     guard let record else { return }
                     let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if reader.isExpired(parsed, readingClockInto: &now) {
-                        purge = try reader.mayPurgeExpired(parsed, key: key)
+                        purge = try reader.mayPurgeExpired(parsed, key: key, keyBytes: keyBytes)
                         return
                     }
                     value = try reader.decodePayload(type, key: key, header: parsed, record: record)
@@ -137,7 +137,7 @@ extension ModelStore {
                     guard let record else { return }
                     let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     if reader.isExpired(parsed, readingClockInto: &now) {
-                        purge = try reader.mayPurgeExpired(parsed, key: key)
+                        purge = try reader.mayPurgeExpired(parsed, key: key, keyBytes: keyBytes)
                         return
                     }
                     entry = try reader.entry(type, key: key, header: parsed, record: record)

@@ -32,7 +32,7 @@ struct RecordQueries {
             let key = space.key(fromPhysical: keyBytes)
             let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
-                _ = try reader.mayPurgeExpired(header, key: key)  // throws for a damaged older envelope
+                _ = try reader.mayPurgeExpired(header, key: key, keyBytes: keyBytes)  // throws for a damaged older envelope
                 return nil
             }
             return try reader.entry(type, key: key, header: header, record: record)
@@ -72,7 +72,7 @@ struct RecordQueries {
                         let header = try reader.header(
                             record, key: key, keyBytes: UnsafeRawBufferPointer(keyBytes), type: type)
                         guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
-                            _ = try reader.mayPurgeExpired(header, key: key)  // throws for a damaged older envelope
+                            _ = try reader.mayPurgeExpired(header, key: key, keyBytes: keyBytes)  // throws for a damaged older envelope
                             return
                         }
                         result.append(try reader.entry(type, key: key, header: header, record: record))
@@ -97,7 +97,7 @@ struct RecordQueries {
                     guard let record else { return }
                     let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
                     guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
-                        _ = try reader.mayPurgeExpired(header, key: key)  // throws for a damaged older envelope
+                        _ = try reader.mayPurgeExpired(header, key: key, keyBytes: keyBytes)  // throws for a damaged older envelope
                         return
                     }
                     entry = try reader.entry(type, key: key, header: header, record: record)

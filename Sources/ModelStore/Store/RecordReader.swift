@@ -64,7 +64,9 @@ struct RecordReader: Sendable {
         guard let header = RecordHeader(parsing: record) else {
             // Damage that breaks the envelope is still damage: the checksum tells it from an
             // unknown (newer) format.
-            if RecordHeader.isDamagedRecord(record, key: keyBytes) { throw Self.checksumMismatch(path: path, key: key) }
+            if RecordHeader.isDamagedRecord(record, key: keyBytes) {
+                throw Self.checksumMismatch(path: path, key: key, physicalKey: keyBytes)
+            }
             throw .decodingFailed(
                 key: key, type: typeName(),
                 message: "the record's header is damaged or from an unknown format version")
@@ -84,19 +86,23 @@ struct RecordReader: Sendable {
     ///   write stores (see ``RecordHeader/hasPlausibleDeadline``): the unchecked flags of an
     ///   older record were damaged.
     @inline(__always)
-    func mayPurgeExpired(_ header: RecordHeader, key: String) throws(ModelStoreError) -> Bool {
+    func mayPurgeExpired(
+        _ header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) -> Bool {
         if header.isFullyChecked { return true }
-        guard header.hasPlausibleDeadline else { throw Self.damagedEnvelope(path: path, key: key) }
+        guard header.hasPlausibleDeadline else {
+            throw Self.damagedEnvelope(path: path, key: key, physicalKey: keyBytes)
+        }
         return false
     }
 
     /// The error for an older record whose unchecked envelope bytes are evidently damaged.
-    static func damagedEnvelope(path: String, key: String) -> ModelStoreError {
-        .corrupted(
-            path: path,
-            message: "the record for key \(ModelStoreError.abbreviated(key)) has a damaged envelope: its deadline "
-                + "is one no write stores (before the time it was stored, or millennia after), so bytes of a "
-                + "record from an earlier release that its checksum does not cover were changed")
+    static func damagedEnvelope(path: String, key: String, physicalKey: UnsafeRawBufferPointer) -> ModelStoreError {
+        .damagedRecord(
+            path: path, key: key, physicalKey: physicalKey,
+            reason: "has a damaged envelope: its deadline is one no write stores (before the time it was stored, "
+                + "or millennia after), so bytes of a record from an earlier release that its checksum does not "
+                + "cover were changed")
     }
 
     /// The error for a record that fails its checksum.
