@@ -39,13 +39,18 @@ package enum TimeBounds {
 
     // MARK: - Validation
 
+    /// Whether `seconds` is a valid lifetime: positive and finite.
+    package static func isValidLifetime(_ seconds: TimeInterval) -> Bool {
+        seconds.isFinite && seconds > 0
+    }
+
     /// Throws ``ModelStoreError/invalidPolicy(reason:)`` unless `seconds` is positive and
     /// finite: the rule for every lifetime. `what` names the setting in the message and
     /// `otherwise` says what to write instead.
     package static func validateLifetime(
         _ seconds: TimeInterval, what: String, otherwise: String = "to keep the store's policy, leave the lifetime out"
     ) throws(ModelStoreError) {
-        guard seconds.isFinite, seconds > 0 else {
+        guard isValidLifetime(seconds) else {
             throw .invalidPolicy(
                 reason: "the \(what) must be a positive, finite number of seconds, not \(seconds); \(otherwise)")
         }
