@@ -50,9 +50,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:151
-    func readmeLine151() throws {
-#sourceLocation(file: "README.md", line: 152)
+    /// README.md:163
+    func readmeLine163() throws {
+#sourceLocation(file: "README.md", line: 164)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -61,9 +61,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:159
-    func readmeLine159() throws {
-#sourceLocation(file: "README.md", line: 160)
+    /// README.md:171
+    func readmeLine171() throws {
+#sourceLocation(file: "README.md", line: 172)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -84,9 +84,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:213
-    func readmeLine213() throws {
-#sourceLocation(file: "README.md", line: 214)
+    /// README.md:225
+    func readmeLine225() throws {
+#sourceLocation(file: "README.md", line: 226)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -99,9 +99,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:232
-    func readmeLine232() async throws {
-#sourceLocation(file: "README.md", line: 233)
+    /// README.md:244
+    func readmeLine244() async throws {
+#sourceLocation(file: "README.md", line: 245)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -112,9 +112,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:256
-    func readmeLine256() throws {
-#sourceLocation(file: "README.md", line: 257)
+    /// README.md:268
+    func readmeLine268() throws {
+#sourceLocation(file: "README.md", line: 269)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -125,9 +125,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:273
-    func readmeLine273() async throws {
-#sourceLocation(file: "README.md", line: 274)
+    /// README.md:285
+    func readmeLine285() async throws {
+#sourceLocation(file: "README.md", line: 286)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -136,9 +136,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:284
-    func readmeLine284() throws {
-#sourceLocation(file: "README.md", line: 285)
+    /// README.md:296
+    func readmeLine296() throws {
+#sourceLocation(file: "README.md", line: 297)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -151,18 +151,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:306
-    func readmeLine306() throws {
-#sourceLocation(file: "README.md", line: 307)
+    /// README.md:318
+    func readmeLine318() throws {
+#sourceLocation(file: "README.md", line: 319)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:333
-    func readmeLine333() async throws {
-#sourceLocation(file: "README.md", line: 334)
+    /// README.md:345
+    func readmeLine345() async throws {
+#sourceLocation(file: "README.md", line: 346)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -174,9 +174,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:357
-    func readmeLine357() async throws {
-#sourceLocation(file: "README.md", line: 358)
+    /// README.md:369
+    func readmeLine369() async throws {
+#sourceLocation(file: "README.md", line: 370)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -198,9 +198,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:403
-    func readmeLine403() throws {
-#sourceLocation(file: "README.md", line: 404)
+    /// README.md:415
+    func readmeLine415() throws {
+#sourceLocation(file: "README.md", line: 416)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -209,9 +209,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:424
-    func readmeLine424() async throws {
-#sourceLocation(file: "README.md", line: 425)
+    /// README.md:436
+    func readmeLine436() async throws {
+#sourceLocation(file: "README.md", line: 437)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -224,9 +224,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:444
-    func readmeLine444() throws {
-#sourceLocation(file: "README.md", line: 445)
+    /// README.md:456
+    func readmeLine456() throws {
+#sourceLocation(file: "README.md", line: 457)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -243,8 +243,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:485
-#sourceLocation(file: "README.md", line: 486)
+// README.md:497
+#sourceLocation(file: "README.md", line: 498)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -252,9 +252,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:492
-    func readmeLine492() throws {
-#sourceLocation(file: "README.md", line: 493)
+    /// README.md:504
+    func readmeLine504() throws {
+#sourceLocation(file: "README.md", line: 505)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -268,9 +268,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:546
-    func readmeLine546() throws {
-#sourceLocation(file: "README.md", line: 547)
+    /// README.md:558
+    func readmeLine558() throws {
+#sourceLocation(file: "README.md", line: 559)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -283,10 +283,12 @@ extension ReadmeContext {
     }
 }
 
-// README.md:816 is not compiled: Package.swift excerpt
+// README.md:830 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:829 is not compiled: needs the Hummingbird trait
+// README.md:856 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:875 is not compiled: Package.swift excerpt
+// README.md:892 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:882 is not compiled: needs the Vapor trait
+// README.md:929 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+
+// README.md:953 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
