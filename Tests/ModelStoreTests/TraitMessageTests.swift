@@ -11,6 +11,9 @@ struct TraitMessageTests {
         arguments: [
             ("ModelStoreHummingbird", "ModelStorePersistDriver", "Hummingbird",
              "let persist = try ModelStorePersistDriver(name: \"sessions\")"),
+            ("ModelStoreHummingbird", "ModelStorePersistDriver", "Hummingbird",
+             "func sessions(_ persist: ModelStorePersistDriver) {}"),
+            ("ModelStoreVapor", "ModelStoreCache", "Vapor", "let cache = ModelStoreCache(store: 0, on: 0)"),
             ("ModelStoreVapor", "ModelStoreCache", "Vapor", "let cache: ModelStoreCache? = nil"),
         ])
     func driverWithoutItsTraitSaysHowToTurnItOn(module: String, type: String, trait: String, use: String) throws {
@@ -23,9 +26,10 @@ struct TraitMessageTests {
         let result = try Self.run(
             Self.swiftc(), ["-typecheck", source.path, "-I", try Self.modulesFolder(containing: module).path])
         #expect(result.status != 0)
+        // "'ModelStorePersistDriver' is unavailable: …", or "'init(name:configuration:sweepInterval:)'
+        // is unavailable: …" for a call.
         #expect(
-            result.errors.contains(
-                "'\(type)' is unavailable: \(type) is built only with ModelStore's \"\(trait)\" package trait"),
+            result.errors.contains("is unavailable: \(type) is built only with ModelStore's \"\(trait)\" package trait"),
             "\(result.errors)")
         #expect(result.errors.contains("traits: [\"\(trait)\"])"), "\(result.errors)")
         #expect(!result.errors.contains("cannot find"), "\(result.errors)")
