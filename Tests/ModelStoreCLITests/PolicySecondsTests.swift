@@ -29,4 +29,19 @@ import Testing
             #expect(result.status == 0, "\(command) --policy \(value): \(result.stderr)")
         }
     }
+
+    @Test func importJobKeepsOrRefusesTheSameSeconds() throws {
+        let fixture = StoreFixture()
+        let file = fixture.root.appendingPathComponent("customers.ndjson")
+        #expect(try ToolProcess.importJob(["--generate", "3", file.path]).status == 0)
+        for value in Self.refused {
+            let result = try ToolProcess.importJob([file.path, "--policy", value] + fixture.rootArguments)
+            #expect(result.status != 0, "--policy \(value)")
+            #expect(result.stderr.contains("unknown policy"), "--policy \(value): \(result.stderr)")
+        }
+        for value in Self.accepted {
+            let result = try ToolProcess.importJob([file.path, "--policy", value] + fixture.rootArguments)
+            #expect(result.status == 0, "--policy \(value): \(result.stderr)")
+        }
+    }
 }
