@@ -56,6 +56,27 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // README.md's Hummingbird and Vapor examples, extracted by scripts/extract-driver-snippets:
+        // building the tests compiles them (with both traits on, which the root package's own
+        // ReadmeSnippets cannot have). Never run. Warnings are off, as in ReadmeSnippets: the
+        // examples leave results unused; errors still fail the build.
+        .testTarget(
+            name: "DriverReadmeSnippets",
+            dependencies: [
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreHummingbird", package: "ModelStore"),
+                .product(name: "ModelStoreVapor", package: "ModelStore"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "Vapor", package: "vapor"),
+            ],
+            swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
+        ),
+        // The README's driver manifests load, and the compiled copies above are up to date.
+        .testTarget(
+            name: "DriverReadmeTests",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "VaporDriverTests",
             dependencies: [

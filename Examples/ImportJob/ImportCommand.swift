@@ -160,12 +160,12 @@ struct ImportCommand: AsyncParsableCommand {
         case "high": return .high
         case "highest": return .highest
         case "never": return .never
-        default: return TimeInterval(text).flatMap { $0.isFinite && $0 > 0 ? .custom($0) : nil }
+        default: return TimeInterval(text).flatMap { TimeBounds.isValidLifetime($0) ? .custom($0) : nil }
         }
     }
 
     private func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        TimeBounds.seconds(duration)
     }
 
     private func describe(_ duration: Duration) -> String {

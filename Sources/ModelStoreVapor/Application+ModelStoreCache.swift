@@ -20,6 +20,25 @@ extension Application.Caches.Provider {
         }
     }
 
+    /// Makes `app.cache` and `req.cache` a ``ModelStoreCache`` that keeps its keys in
+    /// `collection`, so the cache shares its database with the app's other records (sessions
+    /// in another collection, a read-through cache in the store's own keys).
+    ///
+    /// ```swift
+    /// let store = try ModelStore(name: "app", policy: .never)
+    /// app.caches.use(.modelStore(store.collection("cache")))
+    /// ```
+    ///
+    /// The application does not close the collection's store: its owner does, after the
+    /// application has shut down.
+    public static func modelStore(_ collection: ModelStore.Collection) -> Self {
+        .init { application in
+            application.caches.use { application in
+                ModelStoreCache(collection: collection, on: application.eventLoopGroup.any())
+            }
+        }
+    }
+
     /// Opens (or creates) the database `name` with the `.never` policy and makes it the
     /// application's cache; the store closes when the application shuts down.
     ///

@@ -13,30 +13,60 @@ public import Vapor
 /// ```
 ///
 /// Expired values read as absent; `set(_:to: nil)` deletes; an `expiresIn` of zero or less
-/// deletes too (the value would already be expired). Values are encoded with the store's
-/// codec. Every call runs on a Dispatch queue and completes its future on the cache's event
+/// deletes too (the value would already be expired), and any longer one is kept, up to
+/// `.days(Int.max)` (counted here in floating point: Vapor's own `CacheExpirationTime.seconds`
+/// traps beyond `Int.max` seconds). Values are encoded with the store's codec. The cache keeps
+/// its keys in the store's own key space, or in one collection (``init(collection:on:)``) so
+/// that it shares a database with the app's other records. Every call runs on a Dispatch queue and completes its future on the cache's event
 /// loop, so LevelDB never blocks an event loop. Errors (a value of another type, a full disk)
 /// fail the future with ``ModelStore/ModelStoreError``.
 public struct ModelStoreCache: Cache, Sendable {
     /// The database the cache reads and writes.
     public let store: ModelStore
 
+    /// The collection the cache keeps its keys in, or nil: the store's own keys.
+    public let collection: ModelStore.Collection?
+
     /// The event loop the cache's futures complete on.
     public let eventLoop: any EventLoop
+
+    private let keys: DriverKeySpace
 
     /// Creates a cache over `store` whose futures complete on `eventLoop`.
     ///
     /// Open the store with the `.never` policy so that a value set without `expiresIn` never
     /// expires; with another policy it expires by the policy.
     public init(store: ModelStore, on eventLoop: any EventLoop) {
-        self.store = store
+        self.init(keys: .store(store), on: eventLoop)
+    }
+
+    /// Creates a cache that keeps its keys in `collection` (whose store stays its owner's to
+    /// close), with futures completing on `eventLoop`.
+    ///
+    /// ```swift
+    /// let store = try ModelStore(name: "app", policy: .never)
+    /// app.caches.use(.modelStore(store.collection("cache")))
+    /// ```
+    ///
+    /// Give the collection no policy (or `.never`) so that a value set without `expiresIn`
+    /// never expires; with a policy it expires by it.
+    public init(collection: ModelStore.Collection, on eventLoop: any EventLoop) {
+        self.init(keys: .collection(collection), on: eventLoop)
+    }
+
+    private init(keys: DriverKeySpace, on eventLoop: any EventLoop) {
+        switch keys {
+        case let .store(store): (self.store, collection) = (store, nil)
+        case let .collection(collection): (store, self.collection) = (collection.store, collection)
+        }
+        self.keys = keys
         self.eventLoop = eventLoop
     }
 
     /// Returns the value stored under `key`, or nil if there is none or it has expired.
     public func get<T: Decodable>(_ key: String, as type: T.Type) -> EventLoopFuture<T?> {
-        let store = store
-        return run { Handoff(try store.object(T.self, forKey: key)) }.map(\.value)
+        let keys = keys
+        return run { Handoff(try keys.object(T.self, forKey: key)) }.map(\.value)
     }
 
     /// Stores `value` under `key` with no expiry of its own; nil removes the key.
@@ -47,24 +77,23 @@ public struct ModelStoreCache: Cache, Sendable {
     /// Stores `value` under `key`, expiring after `expirationTime`; nil removes the key.
     ///
     /// An expiration time of zero seconds or less removes the key: the value would already
-    /// be expired.
+    /// be expired. Any longer one is kept, `.days(Int.max)` included.
     public func set<T: Encodable>(
         _ key: String, to value: T?, expiresIn expirationTime: CacheExpirationTime?
     ) -> EventLoopFuture<Void> {
-        let store = store
+        let keys = keys
         return run {
-            guard let model = value else { return try store.removeObject(forKey: key) }
-            switch expirationTime?.seconds {
-            case nil: try store.set(model, forKey: key)
-            case let seconds? where seconds > 0: try store.set(model, forKey: key, expiresAfter: Double(seconds))
-            case _?: try store.removeObject(forKey: key)
+            guard let model = value else { return try keys.removeObject(forKey: key) }
+            switch expirationTime.map(\.lifetime) {
+            case let seconds? where !(seconds > 0): try keys.removeObject(forKey: key)
+            case let lifetime: try keys.set(model, forKey: key, lifetime: lifetime)
             }
         }
     }
 
-    /// The same cache, completing its futures on the request's event loop.
+    /// The same cache (same key space), completing its futures on the request's event loop.
     public func `for`(_ request: Request) -> ModelStoreCache {
-        ModelStoreCache(store: store, on: request.eventLoop)
+        ModelStoreCache(keys: keys, on: request.eventLoop)
     }
 
     /// Runs blocking store work on a Dispatch queue and completes on ``eventLoop``.

@@ -338,15 +338,18 @@ extension ModelStore {
     }
 
     /// How long a caller waits, and whether that is the soft timeout: soft applies only with a
-    /// usable stale record; the shorter of the two wins.
+    /// usable stale record; the shorter of the two wins, and is armed for at most
+    /// ``TimeBounds/longestWait`` (a year: a clock cannot wait `Int64.max` seconds).
     static func timeout(_ options: ReadThroughOptions, hasStale: Bool) -> (duration: Duration, isSoft: Bool)? {
         let soft = hasStale ? options.softTimeout : nil
+        let chosen: (duration: Duration, isSoft: Bool)
         switch (soft, options.hardTimeout) {
-        case let (soft?, hard?): return soft <= hard ? (soft, true) : (hard, false)
-        case let (soft?, nil): return (soft, true)
-        case let (nil, hard?): return (hard, false)
+        case let (soft?, hard?): chosen = soft <= hard ? (soft, true) : (hard, false)
+        case let (soft?, nil): chosen = (soft, true)
+        case let (nil, hard?): chosen = (hard, false)
         case (nil, nil): return nil
         }
+        return (TimeBounds.wait(chosen.duration), chosen.isSoft)
     }
 }
 

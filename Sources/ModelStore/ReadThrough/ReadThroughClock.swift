@@ -13,7 +13,9 @@ package protocol ReadThroughClock: Sendable {
 /// The real clock.
 struct ContinuousReadThroughClock: ReadThroughClock {
     func sleep(for duration: Duration) async throws {
-        try await ContinuousClock().sleep(for: duration)
+        // Bounded here too, whoever calls: the clock traps once now plus the wait passes
+        // Int64.max seconds.
+        try await ContinuousClock().sleep(for: TimeBounds.wait(duration))
     }
 }
 

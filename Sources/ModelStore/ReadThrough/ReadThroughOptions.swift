@@ -29,12 +29,16 @@ public struct ReadThroughOptions: Sendable, Hashable {
 
     /// With a usable stale record (expired, within ``staleIfError``): how long to wait for the
     /// fetch before returning the stale record. The fetch goes on in the background and stores
-    /// its result for later reads. Ignored when there is no usable stale record.
+    /// its result for later reads. Ignored when there is no usable stale record. Zero or more; a
+    /// wait longer than a year is a year (see ``hardTimeout``).
     public var softTimeout: Duration?
 
     /// The longest a caller waits for a fetch, its own or one it joined: then it gets the stale
     /// record if ``staleIfError`` allows one, else ``ModelStoreError/fetchTimedOut(key:after:)``.
-    /// The fetch goes on in the background and stores its result.
+    /// The fetch goes on in the background and stores its result. Zero or more (a negative one is
+    /// ``ModelStoreError/invalidPolicy(reason:)``); any longer than a year, up to `.seconds(Int64.max)`
+    /// and beyond, is waited as one year, because no clock can arm such a timer (the caller then
+    /// times out after a year, `fetchTimedOut` saying so).
     public var hardTimeout: Duration?
 
     /// Refresh-ahead: a hit on a record older than this fraction of its lifetime (greater than 0
@@ -60,25 +64,22 @@ public struct ReadThroughOptions: Sendable, Hashable {
 
     /// Throws ``ModelStoreError/invalidPolicy(reason:)`` naming the first bad setting.
     func validate() throws(ModelStoreError) {
-        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "options.lifetime") }
-        if let staleIfError, !(staleIfError >= 0) {
-            throw .invalidPolicy(
-                reason: "options.staleIfError is \(staleIfError); use 0 or more seconds, .infinity for any age, "
-                    + "or nil to never serve stale records")
+        if let lifetime { try TimeBounds.validateLifetime(lifetime, what: "options.lifetime") }
+        if let staleIfError {
+            try TimeBounds.validateAge(
+                staleIfError, setting: "options.staleIfError", otherwise: "nil to never serve stale records")
         }
-        if let softTimeout, softTimeout < .zero {
-            throw .invalidPolicy(reason: "options.softTimeout is \(softTimeout); use zero or more, or nil")
-        }
-        if let hardTimeout, hardTimeout < .zero {
-            throw .invalidPolicy(reason: "options.hardTimeout is \(hardTimeout); use zero or more, or nil")
-        }
+        // Any duration from zero up is accepted: a wait longer than TimeBounds.longestWait (a
+        // year) is armed as a year, where the timer is started.
+        if let softTimeout { try TimeBounds.validateTimeout(softTimeout, setting: "options.softTimeout") }
+        if let hardTimeout { try TimeBounds.validateTimeout(hardTimeout, setting: "options.hardTimeout") }
         if let refreshAhead, !(refreshAhead > 0 && refreshAhead < 1) {
             throw .invalidPolicy(
                 reason: "options.refreshAhead is \(refreshAhead); use a fraction of the lifetime greater than 0 "
                     + "and less than 1 (0.8 refreshes after 80 %), or nil")
         }
         if let notFoundLifetime {
-            try UpdatePolicy.validate(lifetime: notFoundLifetime, what: "options.notFoundLifetime")
+            try TimeBounds.validateLifetime(notFoundLifetime, what: "options.notFoundLifetime")
         }
         if let failSafeThrottle {
             try UpdatePolicy.validate(

@@ -12,7 +12,8 @@ final class AutomaticSweeper: @unchecked Sendable {
     init(store: ModelStore, interval: TimeInterval) {
         let queue = DispatchQueue(label: "ModelStore.sweep.\(store.name)", qos: .utility)
         timer = DispatchSource.makeTimerSource(queue: queue)
-        let nanoseconds = Int(min(max(interval, 0.001), 365 * 86_400) * 1_000_000_000)
+        // At least 1 ms, at most a year: a longer interval would overflow Dispatch's time.
+        let nanoseconds = TimeBounds.nanoseconds(ofWait: TimeBounds.sweepWait(seconds: interval))
         timer.schedule(
             deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
             leeway: .nanoseconds(nanoseconds / 10))

@@ -176,10 +176,9 @@ extension ModelStore {
         /// the setting and its valid values. Called before anything touches the disk. LevelDB's
         /// sizes are not refused: they are raised to LevelDB's minimums (see ``engineOptions``).
         func validate() throws(ModelStoreError) {
-            if let interval = automaticSweepInterval, !(interval.isFinite && interval > 0) {
-                throw .invalidPolicy(
-                    reason: "automaticSweepInterval is \(interval); use a positive, finite number of seconds, "
-                        + "or nil for no automatic sweeps")
+            if let interval = automaticSweepInterval {
+                try TimeBounds.validateInterval(
+                    interval, setting: "automaticSweepInterval", otherwise: "nil for no automatic sweeps")
             }
             if let count = maximumRecordCount, count < 0 {
                 throw .invalidPolicy(

@@ -86,9 +86,9 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// A tag is not allowed (empty, or longer than 1,024 UTF-8 bytes). Nothing was written.
     case invalidTag(tag: String, reason: String)
 
-    /// A read-through call waited ``ReadThroughOptions/hardTimeout`` (`after`) for the fetch of
-    /// `key` and had no stale record it was allowed to return. The fetch goes on in the
-    /// background and stores its result for later reads.
+    /// A read-through call waited ``ReadThroughOptions/hardTimeout`` (`after`: what it waited,
+    /// at most a year) for the fetch of `key` and had no stale record it was allowed to return.
+    /// The fetch goes on in the background and stores its result for later reads.
     case fetchTimedOut(key: String, after: Duration)
 
     /// A read-through fetch answered ``FetchResult/notModified(expiresAfter:)`` but no record

@@ -54,16 +54,14 @@ public enum UpdatePolicy: Sendable, Hashable {
         }
     }
 
-    /// Throws unless `seconds` is positive and finite; `otherwise` names the valid alternative
-    /// in this context (it differs: `.never` for a policy, no lifetime for a record).
+    /// Throws unless `seconds` is positive and finite (``TimeBounds/validateLifetime(_:what:otherwise:)``,
+    /// the rule's one home); `otherwise` names the valid alternative in this context (it
+    /// differs: `.never` for a policy, no lifetime for a record).
     static func validate(
         lifetime seconds: TimeInterval, what: String,
         otherwise: String = "to keep the store's policy, leave the lifetime out"
     ) throws(ModelStoreError) {
-        guard seconds.isFinite, seconds > 0 else {
-            throw .invalidPolicy(
-                reason: "the \(what) must be a positive, finite number of seconds, not \(seconds); \(otherwise)")
-        }
+        try TimeBounds.validateLifetime(seconds, what: what, otherwise: otherwise)
     }
 }
 

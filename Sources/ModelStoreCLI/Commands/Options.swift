@@ -82,8 +82,10 @@ struct PolicyArgument: Sendable, CustomStringConvertible {
         case "highest": return PolicyArgument(.highest)
         case "never": return PolicyArgument(.never)
         default:
+            // Double's parser reads "nan", "inf" and out-of-range numbers ("1e400" is infinity):
+            // ModelStore's lifetime rule refuses them all.
             guard let seconds = TimeInterval(argument) else { throw Invalid(reason: "it is not a policy name") }
-            guard seconds.isFinite, seconds > 0 else {
+            guard TimeBounds.isValidLifetime(seconds) else {
                 throw Invalid(reason: "a number of seconds must be positive and finite")
             }
             return PolicyArgument(.custom(seconds))

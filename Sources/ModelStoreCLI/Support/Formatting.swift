@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 /// How the tool prints sizes, dates and durations for people (JSON output uses raw numbers
 /// and ISO 8601 instead).
@@ -22,8 +23,7 @@ enum Format {
 
     /// A duration in seconds with millisecond precision, such as `0.042 s`.
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.3f s", Double(seconds) + Double(attoseconds) / 1e18)
+        String(format: "%.3f s", TimeBounds.seconds(duration))
     }
 
     /// `1` as `1 record` and `2` as `2 records`.
