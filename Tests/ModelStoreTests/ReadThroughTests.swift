@@ -210,9 +210,10 @@ struct ReadThroughTests {
         #expect(try await fetching.value == User.sample())
     }
 
-    /// Waits (polling, bounded by 10 seconds) until `count` callers wait on fetches in flight.
+    /// Waits (polling, bounded by 2 minutes, as `eventually`) until `count` callers wait on
+    /// fetches in flight.
     func waitForWaiters(_ count: Int, on store: ModelStore) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if store.database.fetches.waiters == count { return }
             await Task.yield()
