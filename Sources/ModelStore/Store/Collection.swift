@@ -12,11 +12,14 @@ extension ModelStore {
     /// try store.contains("42")     // false: the store's own keys are another collection
     /// ```
     ///
-    /// A collection shares everything else with its store: one LevelDB database, one lock,
+    /// A collection offers the store's key-level calls, which behave as the store's do (see
+    /// each one there), in the collection's key space and with its policy: a record written
+    /// without a lifetime of its own carries the collection's, so every store on the database
+    /// honours it. It shares everything else with its store: one LevelDB database, one lock,
     /// one object cache, one ``changes(bufferingPolicy:)`` stream (each ``Change`` names its
-    /// collection), write batches (``WriteBatch/set(_:forKey:in:)-(_,_,String)``) and snapshots
-    /// (``Snapshot/collection(_:)``) that span collections. Creating one does no I/O (with a
-    /// policy, only the first time in the process: see ``collection(_:policy:)``); a
+    /// collection), write batches (``WriteBatch/set(_:forKey:in:expiresAfter:metadata:tags:)-(_,_,Collection?,_,_,_)``)
+    /// and snapshots (``Snapshot/collection(_:)``) that span collections. Creating one does no
+    /// I/O (with a policy, only the first time in the process: see ``collection(_:policy:)``); a
     /// collection exists on disk while it holds records (see ``collectionNames()``).
     ///
     /// Names are 1 to 255 UTF-8 bytes without NUL, compared by their bytes like keys (so
@@ -34,214 +37,245 @@ extension ModelStore {
         /// The policy given to ``ModelStore/collection(_:policy:)``, or nil: the store's
         /// policy applies.
         public let policy: UpdatePolicy?
-        /// The key space and the lifetime, once the name and the policy are known to be valid.
-        /// Private to this file: every other part of ModelStore reaches them through
-        /// ``checked``, which throws for an invalid collection, so no entry point can write,
-        /// read or remove with an unchecked name or policy.
-        private let target: Target
-        /// Why the name or policy is invalid, thrown by every call; nil if both are valid.
-        private let failure: ModelStoreError?
-        /// The collection's read-through counters (`collection=<name>`), looked up once here so
-        /// a read-through hit takes no lock to find them.
-        let readThroughMetrics: ReadThroughMetrics
-
-        /// Where a collection's records go and how long they live.
-        struct Target {
-            /// The key space (the default one if the name is invalid: never used then).
-            let space: KeySpace
-            /// The lifetime given to each record the collection writes without one of its own:
-            /// nil when the store's policy applies, ``RecordHeader/neverLifetime`` for `.never`
-            /// (stored as the envelope's "never expires" flag).
-            let lifetime: TimeInterval?
-        }
+        /// The collection's key space and lifetime: every call forwards to it.
+        @usableFromInline
+        let scope: Scope
 
         init(store: ModelStore, name: String, policy: UpdatePolicy?) {
             self.store = store
             self.name = name
             self.policy = policy
-            var space = KeySpace.default
-            do throws(ModelStoreError) {
-                try policy?.validate()
-                space = try KeySpace(collection: name)
-                failure = nil
-            } catch {
-                failure = error
-            }
-            // A `.never` policy is a record flag, so another instance, whatever its own policy,
-            // never expires or sweeps the collection's records.
-            target = Target(space: space, lifetime: policy.map { $0.timeToLive ?? RecordHeader.neverLifetime })
-            // An invalid collection counts nowhere of its own: every call throws before counting.
-            readThroughMetrics = store.database.readThroughMetrics.metrics(for: space)
-        }
-
-        /// The key space and lifetime; throws ``ModelStoreError/invalidName(name:reason:)`` or
-        /// ``ModelStoreError/invalidPolicy(reason:)`` for an invalid collection. The one way to
-        /// reach either.
-        @inline(__always)
-        var checked: Target {
-            get throws(ModelStoreError) {
-                // A stored value and an optional check, not a Result: this runs on every call,
-                // cached reads included.
-                if let failure { throw failure }
-                return target
-            }
-        }
-
-        /// The key space, through ``checked``.
-        @inline(__always)
-        var space: KeySpace {
-            get throws(ModelStoreError) { try checked.space }
-        }
-
-        /// The lifetime of records written without one of their own, through ``checked``.
-        @inline(__always)
-        var lifetime: TimeInterval? {
-            get throws(ModelStoreError) { try checked.lifetime }
+            scope = store.scope.collection(name, policy: policy)
         }
 
         // MARK: - Writing
 
-        /// Stores `value` under `key` in this collection, replacing what was there. It
-        /// expires by the collection's policy if it has one (stamped on the record as its own
-        /// deadline, so every store on the database honours it), else by the store's.
-        ///
-        /// - Throws: As ``ModelStore/set(_:forKey:)``; ``ModelStoreError/invalidName(name:reason:)``.
-        public func set<Value: Encodable>(_ value: Value, forKey key: String) throws {
-            let target = try checked
-            try store.store(value, forKey: key, lifetime: target.lifetime, space: target.space)
-        }
-
-        /// Stores `value` under `key` with a lifetime of its own, which wins over the
-        /// collection's and the store's policy.
-        ///
-        /// - Throws: As ``ModelStore/set(_:forKey:expiresAfter:)``.
+        /// Stores `value` under `key` in this collection, living `lifetime` seconds, else by the
+        /// collection's policy, else by the store's. See ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``.
         public func set<Value: Encodable>(
-            _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval
+            _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil,
+            metadata: (any Codable & Sendable)? = nil, tags: [String] = []
         ) throws {
-            try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime")
-            try store.store(value, forKey: key, lifetime: lifetime, space: space)
+            try scope.set(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags)
         }
 
-        /// Removes the record for `key` from this collection.
-        ///
-        /// - Throws: As ``ModelStore/removeObject(forKey:)``.
+        /// Removes the record for `key` from this collection. See ``ModelStore/removeObject(forKey:)``.
         public func removeObject(forKey key: String) throws {
-            try store.removeObject(forKey: key, space: space)
+            try scope.removeObject(forKey: key)
         }
 
-        /// Removes the records for all `keys` from this collection in one atomic write.
-        ///
-        /// - Throws: As ``ModelStore/removeObjects(forKeys:)``.
+        /// Removes the records for all `keys` from this collection in one atomic write. See
+        /// ``ModelStore/removeObjects(forKeys:)``.
         public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
-            try store.removeObjects(forKeys: keys, space: space)
+            try scope.removeObjects(forKeys: keys)
         }
 
-        /// Removes every record of this collection whose key starts with `prefix`, and
-        /// returns how many live records it removed. An empty prefix removes the collection's
-        /// every record.
-        ///
-        /// - Throws: As ``ModelStore/removeObjects(withPrefix:)``.
+        /// Removes every record of this collection whose key starts with `prefix` (all of them
+        /// for an empty prefix) and returns how many were live. See ``ModelStore/removeObjects(withPrefix:)``.
         @discardableResult
         public func removeObjects(withPrefix prefix: String) throws -> Int {
-            try store.removeObjects(withPrefix: prefix, space: space)
+            try scope.removeObjects(withPrefix: prefix)
         }
 
-        /// Removes every record of this collection, and no other (the store's own keys and
-        /// other collections stay), then compacts its keys. Returns how many live records it
-        /// removed.
+        /// Removes every record of this collection, and no other (the store's own keys and other
+        /// collections stay), then compacts its keys. Returns how many live records it removed.
         @discardableResult
         public func removeAllObjects() throws -> Int {
-            try store.removeAllObjects(space: space)
+            try scope.removeAllObjects()
         }
 
-        /// Removes this collection's expired records (judged by their own deadlines, else by
-        /// the store's policy) and returns how many. The store's
-        /// ``ModelStore/removeExpiredObjects()`` sweeps every collection and applies the
-        /// database-wide limits; this one sweeps only this collection and applies no limits.
+        /// Removes this collection's expired records (judged by their own deadlines, else by the
+        /// store's policy) and returns how many. The store's ``ModelStore/removeExpiredObjects()``
+        /// sweeps every collection and applies the database-wide limits; this one sweeps only
+        /// this collection and applies no limits.
         @discardableResult
         public func removeExpiredObjects() throws -> Int {
-            try store.removeExpiredObjects(range: space.all, enforcingLimits: false)
+            try scope.removeExpiredObjects(range: scope.checkedSpace.all, enforcingLimits: false)
+        }
+
+        /// Replaces the metadata of this collection's record for `key`. See
+        /// ``ModelStore/replaceMetadata(_:forKey:)``.
+        @discardableResult
+        public func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
+            try scope.replaceMetadata(metadata, forKey: key)
+        }
+
+        /// Restarts the lifetime of this collection's record for `key` without touching its model;
+        /// a record written with the collection's policy restarts with the same length. See
+        /// ``ModelStore/refresh(forKey:expiresAfter:metadata:)``.
+        @discardableResult
+        public func refresh(
+            forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil
+        ) throws -> Bool {
+            try scope.refresh(forKey: key, lifetime: lifetime, metadata: metadata)
         }
 
         // MARK: - Reading
 
-        /// Returns the model stored for `key` in this collection, or nil if there is none or
-        /// it has expired.
-        ///
-        /// - Throws: As ``ModelStore/object(forKey:)``.
-        public func object<Value: Decodable>(forKey key: String) throws -> Value? {
-            try store.object(Value.self, forKey: key, space: space)
+        /// The model stored for `key` in this collection, or nil. See ``ModelStore/object(_:forKey:)``.
+        public func object<Value: Decodable>(_ type: Value.Type = Value.self, forKey key: String) throws -> Value? {
+            try scope.object(type, forKey: key)
         }
 
-        /// Returns the model of type `type` stored for `key` in this collection.
-        ///
-        /// - Throws: As ``ModelStore/object(forKey:)``.
-        public func object<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
-            try store.object(type, forKey: key, space: space)
-        }
-
-        /// Returns the record for `key` in this collection with its metadata.
-        ///
-        /// - Throws: As ``ModelStore/object(forKey:)``.
-        public func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Entry<Value>? {
-            try store.entry(type, forKey: key, space: space)
-        }
-
-        /// Returns the record for `key` even if it has expired, without removing it.
-        ///
-        /// - Throws: As ``ModelStore/object(forKey:)``.
+        /// The record for `key` in this collection with its metadata and tags. See
+        /// ``ModelStore/entry(_:forKey:includingExpired:)``.
         public func entry<Value: Decodable>(
-            _ type: Value.Type, forKey key: String, includingExpired: Bool
+            _ type: Value.Type, forKey key: String, includingExpired: Bool = false
         ) throws -> Entry<Value>? {
-            try store.entry(type, forKey: key, includingExpired: includingExpired, space: space)
+            try scope.entry(type, forKey: key, includingExpired: includingExpired)
         }
 
-        /// Whether this collection holds a live record for `key`. Does not decode the model.
+        /// The metadata stored beside this collection's model for `key`. See
+        /// ``ModelStore/metadata(_:forKey:)``.
+        @inlinable
+        public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
+            try scope.metadata(type, forKey: key)
+        }
+
+        /// Whether this collection holds a live record for `key`. See ``ModelStore/contains(_:)``.
         public func contains(_ key: String) throws -> Bool {
-            try store.contains(key, space: space)
+            try scope.contains(key)
         }
 
-        /// A cursor over the keys of this collection's live records in `range`, in key order.
-        /// The keys are the collection's own, without any marker.
+        /// A cursor over the keys of this collection's live records in `range`, without the
+        /// collection's marker. See ``ModelStore/keys(in:reverse:limit:)``.
         public func keys(in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil) throws -> Cursor<String> {
-            try queries().keys(in: range, reverse: reverse, limit: limit)
+            try scope.keys(in: range, reverse: reverse, limit: limit)
         }
 
-        /// A cursor over this collection's live records in `range`, decoded as `type`.
+        /// A cursor over this collection's live records in `range`. See
+        /// ``ModelStore/entries(_:in:reverse:limit:)``.
         public func entries<Value: Decodable>(
             _ type: Value.Type, in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil
         ) throws -> Cursor<Entry<Value>> {
-            try queries().entries(type, in: range, reverse: reverse, limit: limit)
+            try scope.entries(type, in: range, reverse: reverse, limit: limit)
         }
 
-        /// The number of this collection's live records in `range`. Reads headers only.
+        /// The number of this collection's live records in `range`. See ``ModelStore/count(in:)``.
         public func count(in range: KeyRange = .all) throws -> Int {
-            try queries().count(in: range)
+            try scope.count(in: range)
         }
 
-        /// Reads the models for many keys of this collection from one consistent view.
-        ///
-        /// - Throws: As ``ModelStore/objects(_:forKeys:)``.
+        /// Reads the models for many keys of this collection from one consistent view. See
+        /// ``ModelStore/objects(_:forKeys:)``.
         public func objects<Value: Decodable, Keys: Sequence<String>>(
             _ type: Value.Type, forKeys keys: Keys
         ) throws -> [String: Value] {
-            try queries().objects(type, forKeys: keys)
+            try scope.objects(type, forKeys: keys)
         }
 
-        /// Reads the records for many keys of this collection from one consistent view, in
-        /// the order of `keys`.
-        ///
-        /// - Throws: As ``ModelStore/entries(_:forKeys:)``.
+        /// Reads the records for many keys of this collection from one consistent view, in the
+        /// order of `keys`. See ``ModelStore/entries(_:forKeys:)``.
         public func entries<Value: Decodable, Keys: Sequence<String>>(
             _ type: Value.Type, forKeys keys: Keys
         ) throws -> [Entry<Value>] {
-            try queries().entries(type, forKeys: keys)
+            try scope.entries(type, forKeys: keys)
         }
 
-        private func queries() throws -> RecordQueries {
-            var queries = try store.queries
-            queries.space = try space
-            return queries
+        // MARK: - Import
+
+        /// Stores many models in this collection in atomic chunks, with the collection's policy.
+        /// See ``ModelStore/importObjects(_:key:batchSize:sync:isolation:progress:)-(Sequence,_,_,_,_,_)``.
+        @discardableResult
+        @inlinable
+        public func importObjects<Models: Sequence, Key: CustomStringConvertible>(
+            _ models: Models, key: (Models.Element) throws -> Key, batchSize: Int = 1_000, sync: Bool? = nil,
+            isolation: isolated (any Actor)? = #isolation, progress: ((ModelStore.ImportProgress) -> Void)? = nil
+        ) async throws -> ModelStore.ImportReport where Models.Element: Encodable {
+            try await ChunkedImporter.importObjects(
+                models, key: key, into: scope, batchSize: batchSize, sync: sync, progress: progress)
+        }
+
+        /// Stores the models of an asynchronous sequence in this collection in atomic chunks. See
+        /// ``ModelStore/importObjects(_:key:batchSize:sync:isolation:progress:)-(AsyncSequence,_,_,_,_,_)``.
+        @discardableResult
+        @inlinable
+        public func importObjects<Models: AsyncSequence, Key: CustomStringConvertible>(
+            _ models: Models, key: (Models.Element) throws -> Key, batchSize: Int = 1_000, sync: Bool? = nil,
+            isolation: isolated (any Actor)? = #isolation, progress: ((ModelStore.ImportProgress) -> Void)? = nil
+        ) async throws -> ModelStore.ImportReport where Models.Element: Encodable {
+            try await ChunkedImporter.importObjects(
+                models, key: key, into: scope, batchSize: batchSize, sync: sync, progress: progress)
+        }
+
+        /// The policy recorded for this collection: the one it was last given with
+        /// ``ModelStore/collection(_:policy:)``, or nil if it never was. See ``ModelStore/recordedPolicy()``.
+        public func recordedPolicy() throws -> UpdatePolicy? {
+            try scope.recordedPolicy()
+        }
+    }
+
+    /// The collection `name`: a key space of its own in this store's database, whose records
+    /// expire by the store's policy.
+    ///
+    /// ```swift
+    /// let users = store.collection("users")
+    /// try users.set(user, forKey: "42")
+    /// ```
+    ///
+    /// Cheap: no I/O, nothing is created until a record is written. An invalid name (not 1
+    /// to 255 UTF-8 bytes, or holding NUL) is reported by each call on the collection.
+    public func collection(_ name: String) -> Collection {
+        Collection(store: self, name: name, policy: nil)
+    }
+
+    /// The collection `name`, whose records expire by `policy`: each record it writes
+    /// carries that lifetime as its own deadline, so every store on this database (whatever
+    /// its own policy) and every sweep honours it.
+    ///
+    /// ```swift
+    /// let sessions = store.collection("sessions", policy: .highest)
+    /// ```
+    ///
+    /// With `.never`, each record carries a flag saying it never expires: no store reading it,
+    /// whatever its own policy, expires or sweeps it, and ``Entry/expiresAt`` is nil. Records
+    /// written into the collection by a ``WriteBatch`` given only its name expire by the store's
+    /// policy unless given a lifetime.
+    ///
+    /// The policy is recorded in the database for tools and other programs (see
+    /// ``Collection/recordedPolicy()``). That costs one read the first time this process gives
+    /// the collection a policy, and a write only when it differs from the one recorded; after
+    /// that, creating the collection with the same policy does no I/O (a lookup in memory).
+    /// Writes through the collection cost nothing more. An invalid name or policy records
+    /// nothing (every call on the collection reports it).
+    public func collection(_ name: String, policy: UpdatePolicy) -> Collection {
+        let collection = Collection(store: self, name: name, policy: policy)
+        if configuration.recordsPolicies, let space = try? collection.scope.checkedSpace {
+            database.policies.record(policy, for: space, in: database, sync: configuration.syncWrites)
+        }
+        return collection
+    }
+
+    /// The names of the collections that hold at least one record, live or expired but not
+    /// yet swept, sorted by their UTF-8 bytes. The default collection (the store's own keys)
+    /// has no name and is not listed.
+    ///
+    /// ```swift
+    /// for name in try store.collectionNames() { print(name, try store.collection(name).count()) }
+    /// ```
+    ///
+    /// - Complexity: One seek per collection, not one per record: expired records are not
+    ///   looked at, so a collection of only expired records is listed until a sweep removes them.
+    public func collectionNames() throws -> [String] {
+        let database = try scope.open()
+        return try database.run { engine in
+            let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+            var names: [String] = []
+            var target: [UInt8] = [KeySpace.collectionMarker]
+            while true {
+                try iterator.seek(to: target)
+                let found = try iterator.withCurrent { key, _ -> KeySpace? in
+                    guard key.first == KeySpace.collectionMarker else { return nil }
+                    return KeySpace.split(key)?.space
+                }
+                guard let found = found ?? nil, let name = found.collection else { break }
+                names.append(name)
+                // Past every key of this collection: the next seek lands on the next one.
+                guard let next = KeyRange.successor(ofPrefix: found.prefix) else { break }
+                target = next
+            }
+            // LevelDB orders collections by name length first (the length byte).
+            return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         }
     }
 }

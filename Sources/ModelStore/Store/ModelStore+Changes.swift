@@ -75,7 +75,7 @@ extension ModelStore {
     public func changes(
         bufferingPolicy: AsyncStream<Change>.Continuation.BufferingPolicy = .bufferingNewest(10_000)
     ) -> AsyncStream<Change> {
-        guard let database = try? openDatabase() else {
+        guard let database = try? scope.open() else {
             return AsyncStream { $0.finish() }
         }
         return database.changes.subscribe(bufferingPolicy: bufferingPolicy)

@@ -4,270 +4,162 @@ extension ModelStore {
     /// Returns the model stored for `key`, or nil if there is none or it has expired.
     ///
     /// ```swift
-    /// let cached: User? = try store.object(forKey: "user")
+    /// let user = try store.object(User.self, forKey: "user")
+    /// let cached: User? = try store.object(forKey: "user")     // the type from the context
     /// ```
     ///
     /// Reading an expired record removes it (one written by this release; an older record is
-    /// left for a sweep, see "On disk" in the README).
+    /// left for a sweep, see "On disk" in the README). With
+    /// ``Configuration/objectCacheLimit`` above zero, a repeated read of the same key is answered
+    /// from memory without touching LevelDB or the codec.
     ///
     /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` if the stored record
     ///   does not decode as `Value` (the record is left untouched);
+    ///   ``ModelStoreError/corrupted(path:message:)`` naming the key if it fails its checksum;
     ///   ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
-    public func object<Value: Decodable>(forKey key: String) throws -> Value? {
-        try object(Value.self, forKey: key)
+    public func object<Value: Decodable>(_ type: Value.Type = Value.self, forKey key: String) throws -> Value? {
+        try scope.object(type, forKey: key)
     }
 
-    /// Returns the model of type `type` stored for `key`, or nil if there is none or it has
-    /// expired.
-    ///
-    /// ```swift
-    /// let user = try store.object(User.self, forKey: "user")
-    /// ```
-    ///
-    /// - Throws: See ``object(forKey:)``.
-    public func object<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
-        try object(type, forKey: key, space: .default)
-    }
-
-    func object<Value: Decodable>(_ type: Value.Type, forKey key: String, space: KeySpace) throws -> Value? {
-        // The same steps as entry(_:forKey:), but decoding straight into a local: no Entry
-        // and no tuple are built, which saves the generic-metadata lookups unspecialised code
-        // pays for them on every call (measured: about 0.7 µs per read, half of a cache hit).
-        let database = try openDatabase()
-        try Self.validate(key: key)
-        // The clock is read only for a record that can expire (see RecordReader.isExpired).
-        var now = 0.0
-        // The cache is reached through the database's own reference, not a local copy of it: a
-        // copy is a retain and a release of the one cache object every thread shares, two atomic
-        // writes to one cache line per hit that two threads' hits hand back and forth (measured:
-        // the largest cost of a hit on two threads).
-        if ObjectCache.isCacheable(type), let item = database.cache?.lookup(key, in: space),
-            let value = item.value as? Value
-        {
-            guard reader.isExpired(item.header, readingClockInto: &now) else {
-                return value
-            }
-            try space.withPhysicalKey(key) { purgeIfExpired(key: $0, now: now, space: space) }
-            database.cache?.invalidate(key, in: space)
-            return nil
-        }
-        let cache = ObjectCache.isCacheable(type) ? database.cache : nil
-        let generation = cache?.generation(of: key, in: space) ?? 0
-        var value: Value? = nil
-        var header: RecordHeader? = nil
-        var metadata: StoredMetadata? = nil
-        var tags: [String] = []
-        var byteCount = 0
-        // Set when the record has expired and may be deleted by this read (see mayPurgeExpired).
-        var purge = false
-        try space.withPhysicalKey(key) { keyBytes in
-            try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record in
-                    guard let record else { return }
-                    let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    if reader.isExpired(parsed, readingClockInto: &now) {
-                        purge = try reader.mayPurgeExpired(parsed, key: key, keyBytes: keyBytes)
-                        return
-                    }
-                    value = try reader.decodePayload(type, key: key, header: parsed, record: record)
-                    header = parsed
-                    byteCount = record.count
-                    // Kept for the cache, so an entry served from it still has its metadata and tags.
-                    if cache != nil {
-                        metadata = StoredMetadata(record: record, header: parsed, storeCodec: reader.codec)
-                        tags = TagIndex.tags(of: record, header: parsed)
-                    }
-                }
-            }
-            if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
-        }
-        if let cache, let value, let header {
-            cache.insert(
-                key, in: space,
-                ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata, tags: tags),
-                ifGeneration: generation)
-        }
-        return value
-    }
-
-    /// Returns the model stored for `key` with when it was stored and when it expires, or
-    /// nil if there is none or it has expired.
+    /// Returns the model stored for `key` with when it was stored, when it expires, its
+    /// metadata and tags, or nil if there is none or it has expired.
     ///
     /// ```swift
     /// if let entry = try store.entry(User.self, forKey: "user") {
     ///     print(entry.storedAt, entry.expiresAt ?? "never")
     /// }
-    /// ```
-    ///
-    /// With ``Configuration/objectCacheLimit`` above zero, a repeated read of the same key
-    /// is answered from memory without touching LevelDB or the codec.
-    ///
-    /// - Throws: See ``object(forKey:)``.
-    public func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Entry<Value>? {
-        try entry(type, forKey: key, space: .default)
-    }
-
-    func entry<Value: Decodable>(_ type: Value.Type, forKey key: String, space: KeySpace) throws -> Entry<Value>? {
-        let database = try openDatabase()
-        try Self.validate(key: key)
-        // The clock is read only for a record that can expire (see RecordReader.isExpired).
-        var now = 0.0
-        let cache = ObjectCache.isCacheable(type) ? database.cache : nil
-        if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
-            guard !reader.isExpired(item.header, readingClockInto: &now) else {
-                try space.withPhysicalKey(key) { purgeIfExpired(key: $0, now: now, space: space) }
-                cache.invalidate(key, in: space)
-                return nil
-            }
-            return reader.entry(
-                key: key, value: value, header: item.header, byteCount: item.byteCount, metadata: item.metadata,
-                tags: item.tags)
-        }
-        let generation = cache?.generation(of: key, in: space) ?? 0
-        // Set when the record has expired and may be deleted by this read (see mayPurgeExpired).
-        var purge = false
-        // Filled in place by closures that return nothing, as object(_:forKey:) does: an entry returned
-        // through the engine's generic closures was copied twice on the way out (its model, metadata
-        // and key: about 20 reference-count operations each time for the benchmark's profile).
-        var entry: Entry<Value>?
-        var header: RecordHeader?
-        try space.withPhysicalKey(key) { keyBytes in
-            try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record in
-                    guard let record else { return }
-                    let parsed = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    if reader.isExpired(parsed, readingClockInto: &now) {
-                        purge = try reader.mayPurgeExpired(parsed, key: key, keyBytes: keyBytes)
-                        return
-                    }
-                    entry = try reader.entry(type, key: key, header: parsed, record: record)
-                    header = parsed
-                }
-            }
-            if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
-        }
-        if let cache, let header, let found = entry {
-            cache.insert(key, in: space, ObjectCache.Item(found, header: header), ifGeneration: generation)
-        }
-        // Moved out: returning the variable itself copied the entry and then destroyed the original.
-        return entry.take()
-    }
-
-    /// Returns the model stored for `key` even if it has expired, without removing it: for
-    /// showing stale content while the source is unreachable.
-    ///
-    /// ```swift
     /// if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
     ///     show(stale.value, outdated: stale.isExpired)
     /// }
     /// ```
     ///
-    /// With `includingExpired` false this is ``entry(_:forKey:)``.
-    ///
-    /// - Throws: See ``object(forKey:)``.
+    /// - Parameter includingExpired: Whether to return an expired record too (marked
+    ///   ``Entry/isExpired``), without removing it: for showing stale content while the source
+    ///   is unreachable.
+    /// - Throws: As ``object(_:forKey:)``.
     public func entry<Value: Decodable>(
-        _ type: Value.Type, forKey key: String, includingExpired: Bool
+        _ type: Value.Type, forKey key: String, includingExpired: Bool = false
     ) throws -> Entry<Value>? {
-        try entry(type, forKey: key, includingExpired: includingExpired, space: .default)
+        try scope.entry(type, forKey: key, includingExpired: includingExpired)
     }
 
-    func entry<Value: Decodable>(
-        _ type: Value.Type, forKey key: String, includingExpired: Bool, space: KeySpace
-    ) throws -> Entry<Value>? {
-        guard includingExpired else { return try entry(type, forKey: key, space: space) }
-        let database = try openDatabase()
-        let now = reader.now()
-        // Filled in place, not returned through the closures: see entry(_:forKey:space:).
-        var entry: Entry<Value>?
-        try space.withPhysicalKey(key) { keyBytes in
-            try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record in
-                    guard let record else { return }
-                    let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
-                    let expired = header.isExpired(now: now, timeToLive: reader.timeToLive)
-                    entry = try reader.entry(type, key: key, header: header, record: record, isExpired: expired)
-                }
-            }
-        }
-        return entry.take()
+    /// Returns the metadata stored beside the model for `key`, without decoding the model; nil
+    /// if there is no record, it has expired, or it was stored without metadata.
+    ///
+    /// ```swift
+    /// if let info = try store.metadata(HTTPInfo.self, forKey: "u1") {
+    ///     request.setValue(info.etag, forHTTPHeaderField: "If-None-Match")
+    /// }
+    /// ```
+    ///
+    /// Only the record's envelope is read: a model that no longer decodes does not matter.
+    /// Reading an expired record removes it, as ``object(_:forKey:)`` does.
+    ///
+    /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` naming the key if the
+    ///   metadata does not decode as `type`; otherwise as ``object(_:forKey:)``.
+    @inlinable
+    public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
+        // A shell compiled in the caller's module, for the caller's type: only there is
+        // `Metadata?` free. In ModelStore's own, unspecialised code every function that holds one
+        // looks up `Optional<Metadata>`'s type metadata on each call, so the read decodes into a
+        // slot of `Metadata` itself.
+        try scope.metadata(type, forKey: key)
     }
 
     /// Whether a record that has not expired is stored for `key`. Does not decode the model.
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
     public func contains(_ key: String) throws -> Bool {
-        try contains(key, space: .default)
+        try scope.contains(key)
     }
 
-    func contains(_ key: String, space: KeySpace) throws -> Bool {
-        let database = try openDatabase()
-        let now = reader.now()
-        return try space.withPhysicalKey(key) { keyBytes in
-            let (state, purge) = try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record -> (RecordState, Bool) in
-                    let state = RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive)
-                    // Only a version-3 record may be deleted by a read (see purgeIfExpired): an
-                    // older expired one reads as missing without taking the write gate each time.
-                    return (state, state == .expired && record?.first == RecordHeader.versionThree)
-                }
-            }
-            if purge { purgeIfExpired(key: keyBytes, now: now, space: space) }
-            return state == .live
-        }
-    }
-
-    /// Removes the record for `key` if it is still expired at `now` and verified in full.
+    /// Returns a cursor over the keys of live records in `range`, in key order.
     ///
-    /// It runs under the exclusive write gate and re-reads the record first, so a value
-    /// that a concurrent writer stored after our read is never deleted. Only a version-3
-    /// record whose checksum (over every byte) matches is deleted: a read never deletes what it
-    /// has not verified, and an older record's flags are not covered by any checksum (see the
-    /// format comment in RecordEnvelope.swift); those are left for sweeps and overwrites.
-    /// Failures are ignored: the caller already has its answer (missing), and a failed delete
-    /// only means the expired record stays until the next read or sweep.
-    func purgeIfExpired(key: UnsafeRawBufferPointer, now: Double, space: KeySpace = .default) {
-        let timeToLive = reader.timeToLive
-        let removed = try? database.exclusiveWrite { engine -> Bool in
-            let stillExpired = try engine.withValue(forKey: key) { record -> Bool in
-                guard let record, let header = RecordHeader(parsing: record), header.isFullyChecked else {
-                    return false
-                }
-                return header.isExpired(now: now, timeToLive: timeToLive)
-                    && header.checksumMatches(value: record, key: key)
-            }
-            if stillExpired { try engine.delete(key: key, sync: false) }
-            return stillExpired
-        }
-        let keyString = space.key(fromPhysical: key)
-        database.cache?.invalidate(keyString, in: space)
-        if removed == true, database.changes.isObserved { database.changes.publish(keyString, .expired, in: space) }
+    /// ```swift
+    /// for key in try store.keys(in: .prefix("feed:")).collect() { print(key) }
+    ///
+    /// let newestFirst = try store.keys(reverse: true, limit: 10)
+    /// while let key = try newestFirst.next() { print(key) }
+    /// ```
+    ///
+    /// Expired records are skipped (not removed); models are not decoded.
+    ///
+    /// - Parameters:
+    ///   - range: Which keys: ``KeyRange/all`` (the default), a ``KeyRange/prefix(_:)`` or a
+    ///     ``KeyRange/range(from:to:)``.
+    ///   - reverse: Whether to walk from the last key to the first.
+    ///   - limit: The most keys to return; nil for no limit.
+    /// - Throws: ``ModelStoreError/closed(path:)``.
+    public func keys(in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil) throws -> Cursor<String> {
+        try scope.keys(in: range, reverse: reverse, limit: limit)
     }
-}
 
-/// Whether a record is absent, expired or live, judged from its header; a record is expired
-/// only if its bytes vouch for that (see ``RecordHeader/vouchesForItsExpiry(value:key:)``).
-enum RecordState {
-    case missing, expired, live
+    /// Returns a cursor over the live records in `range`, decoded as `type`, with their
+    /// metadata, in key order.
+    ///
+    /// ```swift
+    /// let users = try store.entries(User.self, in: .prefix("user:"))
+    /// while let entry = try users.next() {
+    ///     print(entry.key, entry.value.userName, entry.storedAt)
+    /// }
+    /// ```
+    ///
+    /// - Parameters: As ``keys(in:reverse:limit:)``.
+    /// - Throws: ``ModelStoreError/closed(path:)``; the cursor's ``Cursor/next()`` throws
+    ///   ``ModelStoreError/decodingFailed(key:type:message:)`` for a record of another type and
+    ///   ``ModelStoreError/corrupted(path:message:)`` naming the key for a record that fails its
+    ///   checksum, and goes on after either when called again.
+    public func entries<Value: Decodable>(
+        _ type: Value.Type, in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil
+    ) throws -> Cursor<Entry<Value>> {
+        try scope.entries(type, in: range, reverse: reverse, limit: limit)
+    }
 
-    /// `key` is the record's LevelDB key, which its checksum covers.
-    @inline(__always)
-    init(_ record: UnsafeRawBufferPointer?, key: UnsafeRawBufferPointer, now: Double, timeToLive: Double?) {
-        guard let record else {
-            self = .missing
-            return
-        }
-        // A damaged header still counts as present: contains() must not hide data that a
-        // typed read would report as undecodable.
-        guard let header = RecordHeader(parsing: record) else {
-            self = .live
-            return
-        }
-        guard header.isExpired(now: now, timeToLive: timeToLive) else {
-            self = .live
-            return
-        }
-        // Only a record that looks expired pays for the checksum: one that fails it is damage,
-        // which counts as present for the same reason (its expiry may be what was damaged).
-        self = header.vouchesForItsExpiry(value: record, key: key) ? .expired : .live
+    /// The number of live (unexpired) records in `range`. Reads headers only.
+    ///
+    /// - Complexity: O(*n*) in the records in `range`.
+    public func count(in range: KeyRange = .all) throws -> Int {
+        try scope.count(in: range)
+    }
+
+    /// Reads the models for many keys from one consistent view of the database.
+    ///
+    /// ```swift
+    /// let users = try store.objects(User.self, forKeys: ["u1", "u2", "u3"])  // [String: User]
+    /// ```
+    ///
+    /// Missing and expired keys are left out of the result.
+    ///
+    /// Keys are records by their bytes, but a Swift dictionary treats canonically equivalent
+    /// strings ("é" as U+00E9 and as "e" plus U+0301) as one key. If `keys` holds two such
+    /// spellings, the first of them that has a record wins, with its own value. To read
+    /// every spelling, use ``entries(_:forKeys:)``.
+    ///
+    /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``,
+    ///   ``ModelStoreError/decodingFailed(key:type:message:)``.
+    public func objects<Value: Decodable, Keys: Sequence<String>>(
+        _ type: Value.Type, forKeys keys: Keys
+    ) throws -> [String: Value] {
+        try scope.objects(type, forKeys: keys)
+    }
+
+    /// Reads the records for many keys from one consistent view of the database, in the order
+    /// of `keys`, with their metadata.
+    ///
+    /// ```swift
+    /// for entry in try store.entries(User.self, forKeys: ["u1", "u2"]) {
+    ///     print(entry.key, entry.value.userName)
+    /// }
+    /// ```
+    ///
+    /// Missing and expired keys are left out. Each key is read by its bytes, as LevelDB
+    /// stores it, so unlike ``objects(_:forKeys:)`` two canonically equivalent spellings of a
+    /// key each return their own record; a key given twice is returned twice.
+    ///
+    /// - Throws: As ``objects(_:forKeys:)``.
+    public func entries<Value: Decodable, Keys: Sequence<String>>(
+        _ type: Value.Type, forKeys keys: Keys
+    ) throws -> [Entry<Value>] {
+        try scope.entries(type, forKeys: keys)
     }
 }

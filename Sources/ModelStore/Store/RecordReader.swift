@@ -96,6 +96,16 @@ struct RecordReader: Sendable {
         return false
     }
 
+    /// For a record a read skips as expired: throws, as ``mayPurgeExpired(_:key:keyBytes:)``
+    /// does, when an older record's unchecked envelope is evidently damaged, so that a scan
+    /// reports the damage instead of skipping the record.
+    @inline(__always)
+    func checkExpiredEnvelope(
+        _ header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) {
+        _ = try mayPurgeExpired(header, key: key, keyBytes: keyBytes)
+    }
+
     /// The error for an older record whose unchecked envelope bytes are evidently damaged.
     static func damagedEnvelope(path: String, key: String, physicalKey: UnsafeRawBufferPointer) -> ModelStoreError {
         .damagedRecord(

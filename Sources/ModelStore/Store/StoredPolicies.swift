@@ -64,11 +64,7 @@ final class StoredPolicies: @unchecked Sendable {
             do throws(ModelStoreError) {
                 if try database.run({ try Self.read(key: key, from: $0) }) != .policy(policy) {
                     let value = Self.value(of: policy, key: key)
-                    try database.write { engine in
-                        try key.withUnsafeBytes { key in
-                            try value.withUnsafeBytes { try engine.put(key: key, value: $0, sync: sync) }
-                        }
-                    }
+                    try database.commitSystemRecord(key: key, value: value, sync: sync)
                 }
                 known[space.prefix] = policy
             } catch {

@@ -1,16 +1,18 @@
 import CoreMetrics
 
-extension ModelStore {
+extension Scope {
     /// The hit step of a read-through for a model the object cache holds, live: validates,
     /// counts the hit and sets `probe` (``ReadThroughProbe/Step/hit``, or
     /// ``ReadThroughProbe/Step/hitDueForRefresh``). Returns false, counting nothing, when the
     /// cache cannot answer (no cache, key not cached, expired, or `take` refuses the cached
-    /// value): the caller then runs the full hit step, ``readThroughHit(_:forKey:options:requiresValue:in:probe:)``.
+    /// value): the caller then runs the full hit step, ``readThroughHit(_:forKey:options:requiresValue:probe:)``.
     ///
-    /// Not generic, so that the inlinable read-through shells call it with the one generic step,
+    /// Not generic, so that the inlinable read-through shell calls it with the one generic step,
     /// the cast from the cached `Any` to the model's type, in `take`: the caller's module
     /// specialises that closure. Measured: the generic hit step, unspecialised, made a cached
     /// hit cost 46 % more than ``object(_:forKey:)`` (see PERFORMANCE.md, "Read-through hits").
+    /// Throws what the full hit step throws, in the same order (the scope is usable, then the
+    /// key, then the options).
     ///
     /// - Parameter take: Casts the cached value to the model's type and keeps it; false if it
     ///   is not one.
@@ -18,23 +20,11 @@ extension ModelStore {
     func readThroughCachedHit(
         forKey key: String, options: ReadThroughOptions, probe: inout ReadThroughProbe, take: (Any) -> Bool
     ) throws -> Bool {
-        let database = try openDatabase()
-        return try readThroughCachedHit(
-            forKey: key, options: options, space: .default, metrics: database.readThroughMetrics.storeMetrics,
-            in: database, probe: &probe, take: take)
-    }
-
-    /// ``readThroughCachedHit(forKey:options:probe:take:)`` in `space`, counting in `metrics`.
-    /// Throws what the full hit step throws, in the same order (the database is open, the
-    /// collection valid, then the key, then the options).
-    func readThroughCachedHit(
-        forKey key: String, options: ReadThroughOptions, space: KeySpace, metrics: ReadThroughMetrics,
-        in database: OpenDatabase, probe: inout ReadThroughProbe, take: (Any) -> Bool
-    ) throws -> Bool {
+        let database = try open()
         // Without a cache, straight to the full hit step, which validates: a read that reaches
         // LevelDB does not pay for the validation and the clock twice.
         guard database.cache != nil else { return false }
-        try Self.validate(key: key)
+        try ModelStore.validate(key: key)
         try options.validate()
         // The clock is read only for a record with a deadline, as object(_:forKey:) does (see
         // RecordReader.isExpired): without one the record neither expires nor is due for a
@@ -55,24 +45,13 @@ extension ModelStore {
         }
         return true
     }
+}
 
+extension ModelStore {
     /// Whether the object cache may hold models of `type` (see ``ObjectCache/isCacheable(_:)``).
     /// Inlinable: in a specialised caller it folds to a constant.
     @inlinable
     static func isObjectCacheable<Value>(_ type: Value.Type) -> Bool {
         !(type is AnyObject.Type)
-    }
-}
-
-extension ModelStore.Collection {
-    /// ``ModelStore/readThroughCachedHit(forKey:options:probe:take:)`` in this collection.
-    @usableFromInline
-    func readThroughCachedHit(
-        forKey key: String, options: ReadThroughOptions, probe: inout ReadThroughProbe, take: (Any) -> Bool
-    ) throws -> Bool {
-        let database = try store.openDatabase()
-        return try store.readThroughCachedHit(
-            forKey: key, options: options, space: space, metrics: readThroughMetrics, in: database, probe: &probe,
-            take: take)
     }
 }

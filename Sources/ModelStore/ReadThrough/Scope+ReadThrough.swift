@@ -2,87 +2,28 @@ import CoreMetrics
 import Foundation
 import Logging
 
-extension ModelStore {
-    /// Returns the stored model for `key`, fetching a fresh one when it is missing or expired,
-    /// with the fail-safe, timeouts, refresh-ahead and negative caching of `options`.
-    ///
-    /// ```swift
-    /// var options = ReadThroughOptions()
-    /// options.lifetime = 300
-    /// options.staleIfError = 3_600
-    /// let user = try await store.object(User.self, forKey: "user:42", options: options) { previous in
-    ///     let etag = try previous?.metadata(HTTPInfo.self)?.etag
-    ///     switch try await api.user(42, ifNoneMatch: etag) {
-    ///     case let .ok(user, etag, maxAge): return .value(user, expiresAfter: maxAge, metadata: HTTPInfo(etag: etag))
-    ///     case let .notModified(maxAge):    return .notModified(expiresAfter: maxAge)
-    ///     case .notFound:                   return .notFound
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// What a call does, in order:
-    /// 1. If a ``FetchResult/notFound`` for `key` is remembered (``ReadThroughOptions/notFoundLifetime``),
-    ///    it returns nil without fetching.
-    /// 2. A live record is returned at once (a *hit*). If it is older than
-    ///    ``ReadThroughOptions/refreshAhead`` of its lifetime, one background refresh starts for
-    ///    the key (never two at a time); its failure is logged, never thrown, and leaves the record.
-    /// 3. Otherwise the call fetches, or joins the fetch in flight for `key`: concurrent callers
-    ///    in this process share exactly one fetch (keys compared by bytes). `fetch` receives the
-    ///    stored entry even if expired, so it can send validators. Its result is stored:
-    ///    ``FetchResult/value(_:expiresAfter:metadata:)`` replaces the record,
-    ///    ``FetchResult/notModified(expiresAfter:)`` keeps it with a new lifetime,
-    ///    ``FetchResult/notFound`` removes it and the call returns nil.
-    /// 4. A failed fetch never removes the record. Within ``ReadThroughOptions/staleIfError`` of its
-    ///    expiry, the expired record is returned instead of the error (*fail-safe*). With
-    ///    ``ReadThroughOptions/failSafeThrottle``, calls for the record in the following seconds
-    ///    get that stale record without fetching, until a write of the key or the throttle's end.
-    /// 5. With such a usable stale record, ``ReadThroughOptions/softTimeout`` returns it when the
-    ///    fetch takes longer; ``ReadThroughOptions/hardTimeout`` bounds every wait (the stale record
-    ///    if allowed, else ``ModelStoreError/fetchTimedOut(key:after:)``). After a timeout the fetch
-    ///    goes on in the background and stores its result for later reads.
-    ///
-    /// A cancelled caller stops waiting at once and throws `CancellationError` (never a stale
-    /// record); the fetch goes on for the others. When the last caller waiting for it is
-    /// cancelled (and none timed out), the fetch is cancelled and stores nothing.
-    ///
-    /// Counters (hits, misses, stale served, fail-safe throttled, fetches, failures, coalesced waits,
-    /// refresh-aheads, not-found hits, timeouts) are reported through swift-metrics, labelled `database` and
-    /// `collection` (`""` here: the store's own keys).
-    ///
-    /// A hit runs on the caller's executor, as ``object(_:forKey:)`` would (the function is
-    /// `nonisolated(nonsending)`); fetching, refreshing and storing run on the global concurrent
-    /// executor, never on the caller's actor.
-    ///
-    /// - Parameters:
-    ///   - type: The model's type.
-    ///   - key: The record's key.
-    ///   - options: Lifetimes, fail-safe, timeouts, refresh-ahead, negative caching.
-    ///   - fetch: Gets the stored entry (nil if none, possibly expired) and asks the source.
-    ///     It is `sending`, not `@Sendable`: it may capture a client that is not `Sendable`.
-    /// - Returns: The model, or nil when the source answered ``FetchResult/notFound`` (now or
-    ///   within ``ReadThroughOptions/notFoundLifetime``).
-    /// - Throws: ``ModelStoreError/invalidPolicy(reason:)`` for bad options (before fetching);
-    ///   the fetch's error when nothing usable is stored; ``ModelStoreError/fetchTimedOut(key:after:)``;
-    ///   ``ModelStoreError/notModifiedWithoutRecord(key:)``; `CancellationError`;
-    ///   ``ModelStoreError/readThroughTypeMismatch(key:requested:inFlight:)`` if a fetch for `key`
-    ///   as another type is running; errors of reading and storing as ``object(forKey:)`` and
-    ///   ``set(_:forKey:)``.
+// MARK: - The read-through's bodies
+//
+// Every read-through call of a store or a collection ends here, in its scope: the hit step
+// (synchronous, through the one record lookup or the object cache), then on a miss the shared
+// fetch, the fail-safe, timeouts and refresh-ahead, and the store step through the write funnel.
+
+extension Scope {
+    /// The read-through shell every public face calls: the hit path is this and one synchronous
+    /// call. Inlinable, so the caller's module specialises it for its model type (an
+    /// unspecialised generic async function allocates its `Value?` on the task's allocator and
+    /// looks up its metadata on every call), and nonsending, so a hit does not hop to the global
+    /// executor and back. A hit in the object cache goes through a non-generic step, with the cast
+    /// to `Value` done here, specialised: the generic hit step cost a cached hit 46 % over
+    /// `object(_:forKey:)`, see PERFORMANCE.md.
     @inlinable
     nonisolated(nonsending)
-    public func object<Value: Codable & Sendable>(
-        _ type: Value.Type,
-        forKey key: String,
-        options: ReadThroughOptions,
-        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+    func readThrough<Value: Codable & Sendable>(
+        _ type: Value.Type, forKey key: String, options: ReadThroughOptions,
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
-        // The hit path is this shell and one synchronous call. Inlinable, so the caller's module
-        // specialises it for its model type (an unspecialised generic async function allocates
-        // its `Value?` on the task's allocator and looks up its metadata on every call), and
-        // nonsending, so a hit does not hop to the global executor and back. A hit in the object
-        // cache goes through a non-generic step, with the cast to `Value` done here, specialised:
-        // the generic hit step cost a cached hit 46 % over object(_:forKey:), see PERFORMANCE.md.
         var probe = ReadThroughProbe()
-        if Self.isObjectCacheable(type) {
+        if ModelStore.isObjectCacheable(type) {
             var cached: Value? = nil
             if try readThroughCachedHit(
                 forKey: key, options: options, probe: &probe,
@@ -93,14 +34,33 @@ extension ModelStore {
             {
                 if probe.isAnswer { return cached }
                 return try await readThroughAfterHit(
-                    cached, type, forKey: key, options: options, requiresValue: false, in: nil, probe: probe,
-                    fetch: fetch)
+                    cached, type, forKey: key, options: options, requiresValue: false, probe: probe, fetch: fetch)
             }
         }
-        let hit = try readThroughHit(type, forKey: key, options: options, requiresValue: false, in: nil, probe: &probe)
+        let hit = try readThroughHit(type, forKey: key, options: options, requiresValue: false, probe: &probe)
         if probe.isAnswer { return hit }
         return try await readThroughAfterHit(
-            hit, type, forKey: key, options: options, requiresValue: false, in: nil, probe: probe, fetch: fetch)
+            hit, type, forKey: key, options: options, requiresValue: false, probe: probe, fetch: fetch)
+    }
+
+    /// The read-through with a fetch that always answers a model (the overloads returning a
+    /// non-optional one), with `lifetime` and `staleIfError` as options.
+    func readThrough<Value: Codable & Sendable>(
+        _ type: Value.Type, forKey key: String, lifetime: TimeInterval?, staleIfError: Bool,
+        fetch: sending @escaping () async throws -> Value
+    ) async throws -> Value {
+        if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        var options = ReadThroughOptions()
+        options.lifetime = lifetime
+        options.staleIfError = staleIfError ? .infinity : nil
+        let value = try await readThrough(
+            type, forKey: key, options: options, requiresValue: true, fetch: { _ in .value(try await fetch()) })
+        guard let value else {
+            // `requiresValue` reads again rather than return nil; kept as a typed error, not a crash.
+            throw ModelStoreError.readThroughTypeMismatch(
+                key: key, requested: String(describing: type), inFlight: "a fetch that answered notFound")
+        }
+        return value
     }
 
     /// The read-through the overloads returning a non-optional model share.
@@ -114,16 +74,14 @@ extension ModelStore {
         forKey key: String,
         options: ReadThroughOptions,
         requiresValue: Bool,
-        in collection: Collection?,
-        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
         var probe = ReadThroughProbe()
         let hit = try readThroughHit(
-            type, forKey: key, options: options, requiresValue: requiresValue, in: collection, probe: &probe)
+            type, forKey: key, options: options, requiresValue: requiresValue, probe: &probe)
         if probe.isAnswer { return hit }
         return try await readThroughAfterHit(
-            hit, type, forKey: key, options: options, requiresValue: requiresValue, in: collection, probe: probe,
-            fetch: fetch)
+            hit, type, forKey: key, options: options, requiresValue: requiresValue, probe: probe, fetch: fetch)
     }
 
     /// Finishes a call the hit step did not answer: a refresh-ahead to start, or the miss path.
@@ -132,30 +90,26 @@ extension ModelStore {
     @concurrent
     func readThroughAfterHit<Value: Codable & Sendable>(
         _ hit: Value?, _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
-        in collection: Collection?, probe: ReadThroughProbe,
-        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+        probe: ReadThroughProbe,
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
-        let database = try openDatabase()
-        let space = try collection?.space ?? .default
-        let metrics = collection?.readThroughMetrics ?? database.readThroughMetrics.storeMetrics
+        let database = try open()
         var options = options
         // A collection's policy is the default lifetime of what its fetches store.
-        if let collection { options.lifetime = try options.lifetime ?? collection.checked.lifetime }
+        options.lifetime = options.lifetime ?? lifetime
         switch probe.step {
         case .hit, .notFound:
             return hit
         case .hitDueForRefresh:
             // The full entry (metadata included) only now: the refresh's fetch sends its validators.
-            if let current = try readThroughEntry(type, forKey: key, now: probe.now, space: space), !current.isExpired {
-                startRefreshAhead(
-                    current, forKey: key, options: options, space: space, database: database, metrics: metrics,
-                    fetch: fetch)
+            if let current = try readThroughEntry(type, forKey: key, now: probe.now), !current.isExpired {
+                startRefreshAhead(current, forKey: key, options: options, database: database, fetch: fetch)
             }
             return hit
         case .miss:
             return try await readThroughMiss(
-                type, forKey: key, options: options, requiresValue: requiresValue, space: space, metrics: metrics,
-                ticket: probe.ticket, now: probe.now, fetch: fetch)
+                type, forKey: key, options: options, requiresValue: requiresValue, ticket: probe.ticket,
+                now: probe.now, fetch: fetch)
         }
     }
 
@@ -173,20 +127,17 @@ extension ModelStore {
     @usableFromInline
     func readThroughHit<Value: Decodable>(
         _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
-        in collection: Collection?, probe: inout ReadThroughProbe
+        probe: inout ReadThroughProbe
     ) throws -> Value? {
-        let database = try openDatabase()
-        let space = try collection?.space ?? .default
-        try Self.validate(key: key)
+        let database = try open()
+        try ModelStore.validate(key: key)
         try options.validate()
-        // The collection's counters were looked up when it was made: no lock here.
-        let metrics = collection?.readThroughMetrics ?? database.readThroughMetrics.storeMetrics
         // The clock is read only for a record with a deadline (see RecordReader.isExpired), and
         // on a miss: a live record without one is neither expired nor due for a refresh, and a
         // plain hit never looks at `probe.now`.
         var now = Double.nan
         var header: RecordHeader? = nil
-        let found = try readThroughLiveValue(type, forKey: key, now: &now, space: space, in: database, header: &header)
+        let found = try readThroughLiveValue(type, forKey: key, now: &now, header: &header)
         if now.isNaN { now = found == nil ? reader.now() : 0 }
         probe.now = now
         guard let value = found else {
@@ -212,29 +163,29 @@ extension ModelStore {
     /// The miss path: fetches (or joins the fetch in flight), with the fail-safe and timeouts.
     private func readThroughMiss<Value: Codable & Sendable>(
         _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
-        space: KeySpace, metrics: ReadThroughMetrics, ticket firstTicket: UInt64, now firstNow: Double,
-        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+        ticket firstTicket: UInt64, now firstNow: Double,
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
-        let database = try openDatabase()
+        let database = try open()
         let coalescer = database.fetches
         var ticket = firstTicket
         var now = firstNow
         // An expired record is kept (not purged) until the fetch replaces it, so a failed
         // fetch leaves it for the fail-safe, and the fetch can send its validators.
-        var current = try readThroughEntry(type, forKey: key, now: now, space: space)
+        var current = try readThroughEntry(type, forKey: key, now: now)
         // What the fetch is given: the entry the caller that starts it read last.
-        let previous = Locked<Entry<Value>?>(nil)
+        let previous = Locked<ModelStore.Entry<Value>?>(nil)
         // Boxed so the loop can offer it again after a recheck; only a pass that starts a
         // fetch takes it out.
         let pending = PendingFetch { try await fetch(previous.withLock { $0 }) }
-        let store = storeStep(forKey: key, options: options, space: space, previous: previous)
+        let store = storeStep(forKey: key, options: options, previous: previous)
         let typeName = String(describing: type)
         var firstPass = true
         while true {
             if !firstPass {
                 ticket = coalescer.ticket()
                 now = reader.now()
-                current = try readThroughEntry(type, forKey: key, now: now, space: space)
+                current = try readThroughEntry(type, forKey: key, now: now)
             }
             firstPass = false
             // Stored since the hit step read the store (or since the last pass): no fetch needed.
@@ -297,25 +248,24 @@ extension ModelStore {
 
     /// How the shared fetch's answer is stored; `previous` is what the fetch was given.
     private func storeStep<Value: Codable & Sendable>(
-        forKey key: String, options: ReadThroughOptions, space: KeySpace, previous: Locked<Entry<Value>?>
+        forKey key: String, options: ReadThroughOptions, previous: Locked<ModelStore.Entry<Value>?>
     ) -> @Sendable (FetchResult<Value>) async throws -> Value? {
         { [self] result in
-            try await storeFetchResult(
-                result, forKey: key, options: options, space: space, previous: previous.withLock { $0 })
+            try await storeFetchResult(result, forKey: key, options: options, previous: previous.withLock { $0 })
         }
     }
 
     /// Starts one background refresh of `key` unless a fetch for it is in flight; its failure is
     /// logged, never thrown, and leaves the record alone.
     private func startRefreshAhead<Value: Codable & Sendable>(
-        _ current: Entry<Value>, forKey key: String, options: ReadThroughOptions, space: KeySpace,
-        database: OpenDatabase, metrics: ReadThroughMetrics, fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+        _ current: ModelStore.Entry<Value>, forKey key: String, options: ReadThroughOptions, database: OpenDatabase,
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) {
-        let previous = Locked<Entry<Value>?>(current)
+        let previous = Locked<ModelStore.Entry<Value>?>(current)
         let started = database.fetches.startInBackground(
             Optional<Value>.self, typeName: String(describing: Value.self), forKey: key, in: space,
             fetch: PendingFetch { try await fetch(current) },
-            store: storeStep(forKey: key, options: options, space: space, previous: previous),
+            store: storeStep(forKey: key, options: options, previous: previous),
             metrics: metrics,
             onFailure: { [logger = database.logger, path = database.path] error in
                 logger.warning(
@@ -332,7 +282,7 @@ extension ModelStore {
     }
 
     /// Whether an expired record may still be served: within `staleIfError` of its expiry.
-    static func isUsableStale<Value>(_ entry: Entry<Value>, staleIfError: TimeInterval?, now: Double) -> Bool {
+    static func isUsableStale<Value>(_ entry: ModelStore.Entry<Value>, staleIfError: TimeInterval?, now: Double) -> Bool {
         guard let staleIfError, let expiresAt = entry.expiresAt?.timeIntervalSinceReferenceDate else { return false }
         return now <= expiresAt + staleIfError
     }
