@@ -42,7 +42,7 @@ package enum DatabaseTrash {
         }
         // Durable before anything is removed, so after a power loss the database is either
         // whole under its name or recognisable trash.
-        try DatabaseFiles.syncDirectory(root)
+        try fileOperation { try DatabaseFiles.syncDirectory(root) }
         CrashPoint.deleteRenamed.reached()
         do {
             try remove(name, in: root)

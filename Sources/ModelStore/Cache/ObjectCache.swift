@@ -206,14 +206,10 @@ final class ObjectCache: @unchecked Sendable {
         }
     }
 
-    func invalidate<Keys: Sequence<String>>(_ keys: Keys, in space: KeySpace = .default) {
-        invalidate(keys.map { ByteKey($0, in: space) })
-    }
-
     /// Invalidates keys each in its own space (a batch across collections); `spaces` nil
     /// means all in the default one.
     func invalidate(_ keys: [String], spaces: [KeySpace]?) {
-        guard let spaces else { return invalidate(keys) }
+        guard let spaces else { return invalidate(keys.map { ByteKey($0) }) }
         invalidate(zip(keys, spaces).map { ByteKey($0, in: $1) })
     }
 
