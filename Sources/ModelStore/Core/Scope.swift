@@ -13,9 +13,9 @@ import Foundation
 /// (`ChunkedRemoval.swift`): the places where later features attach.
 ///
 /// A final class, so a face's call passes one reference and every field is read in place: no
-/// struct of a dozen references copied (and retained) per call.
-@usableFromInline
-final class Scope: Sendable {
+/// struct of a dozen references copied (and retained) per call. Public only in name, as the
+/// requirement of ``ModelReader``: it has no public member.
+public final class _Scope: Sendable {
     /// The open database.
     let database: OpenDatabase
     /// How records are judged and decoded: the policy's lifetime, the codec, the clock.
@@ -127,6 +127,10 @@ final class Scope: Sendable {
         return own
     }
 }
+
+/// The one core's name inside ModelStore.
+@usableFromInline
+typealias Scope = _Scope
 
 /// A LevelDB snapshot shared by a ``ModelStore/Snapshot`` and the snapshots narrowed from it to
 /// a collection: one view, released when the last of them goes or when any of them is closed.

@@ -23,7 +23,7 @@ public import Foundation
 ///
 /// ## Errors
 /// Every throwing method throws ``ModelStoreError``.
-public final class ModelStore: Sendable {
+public final class ModelStore: ModelWriter {
     /// The longest key accepted, in UTF-8 bytes.
     public static let maximumKeyLength = 64 << 10
 
@@ -46,6 +46,9 @@ public final class ModelStore: Sendable {
     /// The store's own keys: every key-level call of the store forwards to it (see ``Scope``).
     @usableFromInline
     let scope: Scope
+
+    /// The core every key-level call forwards to; not API.
+    public var _scope: _Scope { scope }
     /// 1 once ``close()`` was called. Atomic, not locked: every call reads it (see
     /// ``Scope/open()``), and a lock every thread takes on each read would be the one place
     /// where reads from several threads wait for each other.

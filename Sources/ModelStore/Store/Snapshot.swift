@@ -8,8 +8,8 @@ extension ModelStore {
     /// let old = try snapshot.collection("users").object(User.self, forKey: "42")
     /// ```
     ///
-    /// A snapshot offers the store's reads, which behave as the store's do (see each one there)
-    /// on the database as it was when the snapshot was taken: later writes, removals and sweeps
+    /// A snapshot offers the store's reads (``ModelReader``) on the database as it was when the
+    /// snapshot was taken: later writes, removals and sweeps
     /// are invisible to it. Records that have expired by the store's clock read as missing, but
     /// a snapshot never deletes anything and never uses the object cache. It keeps its database
     /// open (even if the store is closed) until it is closed or released; after the database is
@@ -17,10 +17,13 @@ extension ModelStore {
     ///
     /// A snapshot is `Sendable` and may be read from many threads. Release it (or call
     /// ``close()``) when done: LevelDB keeps the data it can see until then.
-    public final class Snapshot: Sendable {
+    public final class Snapshot: ModelReader {
         /// The snapshot's key space and view: every read forwards to it.
         @usableFromInline
         let scope: Scope
+
+        /// The core every read forwards to; not API.
+        public var _scope: _Scope { scope }
 
         init(scope: Scope) {
             self.scope = scope
@@ -50,64 +53,6 @@ extension ModelStore {
         /// Closing twice does nothing.
         public func close() {
             scope.view?.close()
-        }
-
-        /// The model stored for `key` when the snapshot was taken, or nil if there was none or it
-        /// has expired since. See ``ModelStore/object(_:forKey:)``.
-        public func object<Value: Decodable>(_ type: Value.Type = Value.self, forKey key: String) throws -> Value? {
-            try scope.object(type, forKey: key)
-        }
-
-        /// The record stored for `key` when the snapshot was taken, with its metadata and tags.
-        /// See ``ModelStore/entry(_:forKey:includingExpired:)``.
-        public func entry<Value: Decodable>(
-            _ type: Value.Type, forKey key: String, includingExpired: Bool = false
-        ) throws -> Entry<Value>? {
-            try scope.entry(type, forKey: key, includingExpired: includingExpired)
-        }
-
-        /// The metadata stored beside the model for `key` when the snapshot was taken. See
-        /// ``ModelStore/metadata(_:forKey:)``.
-        @inlinable
-        public func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
-            try scope.metadata(type, forKey: key)
-        }
-
-        /// Whether an unexpired record was stored for `key` when the snapshot was taken.
-        public func contains(_ key: String) throws -> Bool {
-            try scope.contains(key)
-        }
-
-        /// A cursor over the snapshot's live keys. See ``ModelStore/keys(in:reverse:limit:)``.
-        public func keys(in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil) throws -> Cursor<String> {
-            try scope.keys(in: range, reverse: reverse, limit: limit)
-        }
-
-        /// A cursor over the snapshot's live records. See ``ModelStore/entries(_:in:reverse:limit:)``.
-        public func entries<Value: Decodable>(
-            _ type: Value.Type, in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil
-        ) throws -> Cursor<Entry<Value>> {
-            try scope.entries(type, in: range, reverse: reverse, limit: limit)
-        }
-
-        /// The number of live records in `range` in the snapshot.
-        public func count(in range: KeyRange = .all) throws -> Int {
-            try scope.count(in: range)
-        }
-
-        /// Reads many keys from the snapshot. See ``ModelStore/objects(_:forKeys:)``.
-        public func objects<Value: Decodable, Keys: Sequence<String>>(
-            _ type: Value.Type, forKeys keys: Keys
-        ) throws -> [String: Value] {
-            try scope.objects(type, forKeys: keys)
-        }
-
-        /// Reads many keys from the snapshot, in order, with their metadata. See
-        /// ``ModelStore/entries(_:forKeys:)``.
-        public func entries<Value: Decodable, Keys: Sequence<String>>(
-            _ type: Value.Type, forKeys keys: Keys
-        ) throws -> [Entry<Value>] {
-            try scope.entries(type, forKeys: keys)
         }
     }
 

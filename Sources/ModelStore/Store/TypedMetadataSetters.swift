@@ -10,28 +10,6 @@ public import Foundation
 // Each is an inlinable shell, compiled in the caller's module for the caller's type: only there
 // is `Metadata?` free of a run-time type-metadata lookup.
 
-extension ModelStore {
-    /// ``set(_:forKey:expiresAfter:metadata:tags:)`` for metadata of a type known at the call.
-    @inlinable
-    public func set<Value: Encodable, Metadata: Codable & Sendable>(
-        _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: Metadata?,
-        tags: [String] = []
-    ) throws {
-        try scope.set(value, forKey: key, lifetime: lifetime, typed: metadata, tags: tags)
-    }
-}
-
-extension ModelStore.Collection {
-    /// ``set(_:forKey:expiresAfter:metadata:tags:)`` for metadata of a type known at the call.
-    @inlinable
-    public func set<Value: Encodable, Metadata: Codable & Sendable>(
-        _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: Metadata?,
-        tags: [String] = []
-    ) throws {
-        try scope.set(value, forKey: key, lifetime: lifetime, typed: metadata, tags: tags)
-    }
-}
-
 extension ModelStore.WriteBatch {
     /// ``set(_:forKey:in:expiresAfter:metadata:tags:)-(_,_,Collection?,_,_,_)`` for metadata of a
     /// type known at the call.

@@ -1,6 +1,6 @@
 public import Foundation
 
-extension ModelStore {
+extension ModelWriter {
     /// Returns the stored model for `key`, fetching, storing and returning a fresh one when
     /// it is missing or expired: a read-through cache in one call.
     ///
@@ -51,7 +51,7 @@ extension ModelStore {
         staleIfError: Bool = false,
         fetch: sending @escaping () async throws -> Value
     ) async throws -> Value {
-        try await scope.readThrough(type, forKey: key, lifetime: lifetime, staleIfError: staleIfError, fetch: fetch)
+        try await _scope.readThrough(type, forKey: key, lifetime: lifetime, staleIfError: staleIfError, fetch: fetch)
     }
 
     /// Returns the stored model for `key`, fetching a fresh one when it is missing or expired,
@@ -124,8 +124,8 @@ extension ModelStore {
         _ type: Value.Type,
         forKey key: String,
         options: ReadThroughOptions,
-        fetch: sending @escaping (Entry<Value>?) async throws -> FetchResult<Value>
+        fetch: sending @escaping (ModelStore.Entry<Value>?) async throws -> FetchResult<Value>
     ) async throws -> Value? {
-        try await scope.readThrough(type, forKey: key, options: options, fetch: fetch)
+        try await _scope.readThrough(type, forKey: key, options: options, fetch: fetch)
     }
 }

@@ -1,6 +1,25 @@
 import Foundation
 
-extension ModelStore {
+/// The reads a ``ModelStore``, a ``ModelStore/Collection`` and a ``ModelStore/Snapshot`` share,
+/// declared once: each reads its own key space (the store's own keys, or a collection's) of
+/// the live database, or of the view a snapshot keeps.
+///
+/// ```swift
+/// func newestUsers(in reader: some ModelReader) throws -> [User] {
+///     try reader.entries(User.self, reverse: true, limit: 20).collect().map(\.value)
+/// }
+/// try newestUsers(in: store)
+/// try newestUsers(in: store.collection("users"))
+/// try newestUsers(in: store.snapshot())
+/// ```
+///
+/// ModelStore's own types are the only conformers: the requirement is an implementation detail.
+public protocol ModelReader: Sendable {
+    /// The core every call forwards to; not API.
+    var _scope: _Scope { get }
+}
+
+extension ModelReader {
     /// Returns the model stored for `key`, or nil if there is none or it has expired.
     ///
     /// ```swift
@@ -10,7 +29,7 @@ extension ModelStore {
     ///
     /// Reading an expired record removes it (one written by this release; an older record is
     /// left for a sweep, see "On disk" in the README). With
-    /// ``Configuration/objectCacheLimit`` above zero, a repeated read of the same key is answered
+    /// ``ModelStore/Configuration/objectCacheLimit`` above zero, a repeated read of the same key is answered
     /// from memory without touching LevelDB or the codec.
     ///
     /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` if the stored record
@@ -18,7 +37,7 @@ extension ModelStore {
     ///   ``ModelStoreError/corrupted(path:message:)`` naming the key if it fails its checksum;
     ///   ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
     public func object<Value: Decodable>(_ type: Value.Type = Value.self, forKey key: String) throws -> Value? {
-        try scope.object(type, forKey: key)
+        try _scope.object(type, forKey: key)
     }
 
     /// Returns the model stored for `key` with when it was stored, when it expires, its
@@ -34,13 +53,13 @@ extension ModelStore {
     /// ```
     ///
     /// - Parameter includingExpired: Whether to return an expired record too (marked
-    ///   ``Entry/isExpired``), without removing it: for showing stale content while the source
+    ///   ``ModelStore/Entry/isExpired``), without removing it: for showing stale content while the source
     ///   is unreachable.
     /// - Throws: As ``object(_:forKey:)``.
     public func entry<Value: Decodable>(
         _ type: Value.Type, forKey key: String, includingExpired: Bool = false
-    ) throws -> Entry<Value>? {
-        try scope.entry(type, forKey: key, includingExpired: includingExpired)
+    ) throws -> ModelStore.Entry<Value>? {
+        try _scope.entry(type, forKey: key, includingExpired: includingExpired)
     }
 
     /// Returns the metadata stored beside the model for `key`, without decoding the model; nil
@@ -63,14 +82,14 @@ extension ModelStore {
         // `Metadata?` free. In ModelStore's own, unspecialised code every function that holds one
         // looks up `Optional<Metadata>`'s type metadata on each call, so the read decodes into a
         // slot of `Metadata` itself.
-        try scope.metadata(type, forKey: key)
+        try _scope.metadata(type, forKey: key)
     }
 
     /// Whether a record that has not expired is stored for `key`. Does not decode the model.
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
     public func contains(_ key: String) throws -> Bool {
-        try scope.contains(key)
+        try _scope.contains(key)
     }
 
     /// Returns a cursor over the keys of live records in `range`, in key order.
@@ -91,7 +110,7 @@ extension ModelStore {
     ///   - limit: The most keys to return; nil for no limit.
     /// - Throws: ``ModelStoreError/closed(path:)``.
     public func keys(in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil) throws -> Cursor<String> {
-        try scope.keys(in: range, reverse: reverse, limit: limit)
+        try _scope.keys(in: range, reverse: reverse, limit: limit)
     }
 
     /// Returns a cursor over the live records in `range`, decoded as `type`, with their
@@ -111,15 +130,15 @@ extension ModelStore {
     ///   checksum, and goes on after either when called again.
     public func entries<Value: Decodable>(
         _ type: Value.Type, in range: KeyRange = .all, reverse: Bool = false, limit: Int? = nil
-    ) throws -> Cursor<Entry<Value>> {
-        try scope.entries(type, in: range, reverse: reverse, limit: limit)
+    ) throws -> Cursor<ModelStore.Entry<Value>> {
+        try _scope.entries(type, in: range, reverse: reverse, limit: limit)
     }
 
     /// The number of live (unexpired) records in `range`. Reads headers only.
     ///
     /// - Complexity: O(*n*) in the records in `range`.
     public func count(in range: KeyRange = .all) throws -> Int {
-        try scope.count(in: range)
+        try _scope.count(in: range)
     }
 
     /// Reads the models for many keys from one consistent view of the database.
@@ -140,7 +159,7 @@ extension ModelStore {
     public func objects<Value: Decodable, Keys: Sequence<String>>(
         _ type: Value.Type, forKeys keys: Keys
     ) throws -> [String: Value] {
-        try scope.objects(type, forKeys: keys)
+        try _scope.objects(type, forKeys: keys)
     }
 
     /// Reads the records for many keys from one consistent view of the database, in the order
@@ -159,7 +178,7 @@ extension ModelStore {
     /// - Throws: As ``objects(_:forKeys:)``.
     public func entries<Value: Decodable, Keys: Sequence<String>>(
         _ type: Value.Type, forKeys keys: Keys
-    ) throws -> [Entry<Value>] {
-        try scope.entries(type, forKeys: keys)
+    ) throws -> [ModelStore.Entry<Value>] {
+        try _scope.entries(type, forKeys: keys)
     }
 }

@@ -1,6 +1,13 @@
 public import Foundation
 
-extension ModelStore {
+/// The writes a ``ModelStore`` and a ``ModelStore/Collection`` share, declared once: each
+/// writes its own key space (the store's own keys, or a collection's), a collection with its
+/// own policy.
+///
+/// ModelStore's own types are the only conformers: the requirement is an implementation detail.
+public protocol ModelWriter: ModelReader {}
+
+extension ModelWriter {
     /// Stores `value` under `key`, replacing what was there.
     ///
     /// ```swift
@@ -11,7 +18,7 @@ extension ModelStore {
     /// ```
     ///
     /// Metadata (an ETag, a Last-Modified date) is kept beside the model in the record and read
-    /// back with ``metadata(_:forKey:)`` or ``Entry/metadata(_:)`` without decoding the model.
+    /// back with ``metadata(_:forKey:)`` or ``ModelStore/Entry/metadata(_:)`` without decoding the model.
     /// Tags are stored in the record, and one tag-index entry per tag is written in the same
     /// atomic write; a later write of the key replaces them with its own (none, without `tags`).
     ///
@@ -32,7 +39,7 @@ extension ModelStore {
         _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil,
         metadata: (any Codable & Sendable)? = nil, tags: [String] = []
     ) throws {
-        try scope.set(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags)
+        try _scope.set(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags)
     }
 
     /// Removes the record for `key`. Removing a key that is not stored succeeds.
@@ -43,7 +50,7 @@ extension ModelStore {
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; write errors as
     ///   ``set(_:forKey:expiresAfter:metadata:tags:)``.
     public func removeObject(forKey key: String) throws {
-        try scope.removeObject(forKey: key)
+        try _scope.removeObject(forKey: key)
     }
 
     /// Removes the records for all `keys` in one atomic write: all are removed or none.
@@ -59,7 +66,7 @@ extension ModelStore {
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)`` before anything is removed if any
     ///   key is invalid; write errors as ``set(_:forKey:expiresAfter:metadata:tags:)``.
     public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
-        try scope.removeObjects(forKeys: keys)
+        try _scope.removeObjects(forKeys: keys)
     }
 
     /// Removes every record whose key starts with `prefix`, and returns how many live records
@@ -79,7 +86,7 @@ extension ModelStore {
     /// - Complexity: O(*n*) in the number of matching records; memory stays bounded.
     @discardableResult
     public func removeObjects(withPrefix prefix: String) throws -> Int {
-        try scope.removeObjects(withPrefix: prefix)
+        try _scope.removeObjects(withPrefix: prefix)
     }
 
     /// Removes every record of the default collection (the store's own keys) and compacts
@@ -91,61 +98,7 @@ extension ModelStore {
     /// ``Collection/removeAllObjects()``.
     @discardableResult
     public func removeAllObjects() throws -> Int {
-        try scope.removeAllObjects()
-    }
-
-    /// Removes every record written with `tag` (whose current version still carries it), in
-    /// every collection, and returns how many live records it removed; expired ones are removed
-    /// too, not counted.
-    ///
-    /// ```swift
-    /// try store.set(user, forKey: "user:42", tags: ["team:7"])
-    /// let removed = try store.removeObjects(taggedWith: "team:7")   // 1
-    /// ```
-    ///
-    /// After it returns, no read, cursor, count or snapshot taken afterwards sees a record that
-    /// carried the tag; records written later with the tag are unaffected. Records written with
-    /// the tag while the call runs may or may not be removed. ``changes(bufferingPolicy:)``
-    /// reports `.removed` for live records and `.expired` for expired ones. It walks the tag's
-    /// index entries in atomic chunks, each read and removed under the exclusive write gate (so
-    /// a record a concurrent writer replaces between the read and the removal is never deleted
-    /// by mistake). Entries left by records since overwritten or removed are dropped on the way.
-    ///
-    /// - Complexity: O(*n*) in the tag's index entries; memory stays bounded.
-    /// - Throws: ``ModelStoreError/invalidTag(tag:reason:)``; read and write errors as
-    ///   ``removeObjects(forKeys:)``.
-    @discardableResult
-    public func removeObjects(taggedWith tag: String) throws -> Int {
-        try scope.removeObjects(taggedWith: tag)
-    }
-
-    /// Removes every expired record, then, if ``Configuration/maximumRecordCount`` or
-    /// ``Configuration/maximumTotalBytes`` is set, the oldest records beyond those limits.
-    /// Returns how many records it removed.
-    ///
-    /// It sweeps the whole database: the default collection and every named collection
-    /// (``collection(_:)``). Each record is judged by its own deadline (a lifetime given when
-    /// it was written, or stamped by a collection opened with a policy), else by this store's
-    /// policy. The limits are database-wide: they count the records of every collection
-    /// together, and the oldest records go first, whichever collection they are in.
-    ///
-    /// ```swift
-    /// let removed = try store.removeExpiredObjects()
-    /// ```
-    ///
-    /// A sweep reads only record headers; it never decodes a model. It works in chunks, each
-    /// holding off other writers only briefly and re-checking records under that hold, so it
-    /// never removes a record that was just rewritten. After removing 1,000 records or more it
-    /// starts a compaction of the affected key range on a background queue, because LevelDB
-    /// keeps deleted data on disk until a compaction rewrites it; the sweep returns without
-    /// waiting for it. Call ``compact(in:)`` to compact and wait.
-    ///
-    /// - Complexity: O(*n*) in the records in the database.
-    /// - Throws: A write error as ``set(_:forKey:expiresAfter:metadata:tags:)``;
-    ///   ``ModelStoreError/closed(path:)``.
-    @discardableResult
-    public func removeExpiredObjects() throws -> Int {
-        try scope.removeExpiredObjects(range: KeySpace.userRecords, enforcingLimits: true)
+        try _scope.removeAllObjects()
     }
 
     /// Replaces the metadata stored beside the model for `key`, leaving the model's stored
@@ -165,7 +118,7 @@ extension ModelStore {
     ///   otherwise as ``set(_:forKey:expiresAfter:metadata:tags:)``.
     @discardableResult
     public func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
-        try scope.replaceMetadata(metadata, forKey: key)
+        try _scope.replaceMetadata(metadata, forKey: key)
     }
 
     /// Restarts the lifetime of the record for `key` without touching its model: what a
@@ -194,6 +147,22 @@ extension ModelStore {
     public func refresh(
         forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil
     ) throws -> Bool {
-        try scope.refresh(forKey: key, lifetime: lifetime, metadata: metadata)
+        try _scope.refresh(forKey: key, lifetime: lifetime, metadata: metadata)
+    }
+
+    /// ``set(_:forKey:expiresAfter:metadata:tags:)-(_,_,_,(any Codable & Sendable)?,_)`` for metadata of a
+    /// type known where it is called (the usual case: `metadata: HTTPInfo(...)`, or an
+    /// `HTTPInfo?` that may be nil: no metadata). The compiler picks it over the
+    /// `any Codable & Sendable` one for such an argument; a literal `nil` goes to that one.
+    /// Behaviour, errors and bytes on disk are the same; it exists for speed (PERFORMANCE.md,
+    /// "Metadata"): converting a value larger than three words to an existential allocates a box
+    /// at every call. An inlinable shell, compiled for the caller's type: only there is
+    /// `Metadata?` free of a run-time type-metadata lookup.
+    @inlinable
+    public func set<Value: Encodable, Metadata: Codable & Sendable>(
+        _ value: Value, forKey key: String, expiresAfter lifetime: TimeInterval? = nil, metadata: Metadata?,
+        tags: [String] = []
+    ) throws {
+        try _scope.set(value, forKey: key, lifetime: lifetime, typed: metadata, tags: tags)
     }
 }
