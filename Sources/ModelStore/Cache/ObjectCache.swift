@@ -15,8 +15,8 @@ import Darwin
 /// compared by their bytes (``ByteKey``), as LevelDB compares them: canonically equivalent
 /// spellings of a key are different records and different cache entries.
 ///
-/// Built for hits from many threads at once (measured on main with one LRU list under one
-/// lock: two threads of all-hit reads did half the work of one):
+/// Built for hits from many threads at once (with one LRU list under one lock, two threads of
+/// all-hit reads did half the work of one: PERFORMANCE.md, "Concurrency"):
 /// - the keys are split over up to 32 shards by a hash of their bytes, each shard with its own
 ///   lock, and each shard's lock and bookkeeping on cache lines of their own, so hits on
 ///   different shards share no memory that either writes;

@@ -24,7 +24,7 @@ extension Scope {
     /// key it was found under (``RecordReader/header(_:key:keyBytes:typeName:)``: a damaged or
     /// moved record is `corrupted`, never handed out); its expiry is judged at `now`, or while
     /// `now` is NaN, by the clock, read into `now` only for a record that can expire (on Linux
-    /// `Date()` measured about 250 ns of a 570 ns cached read); an expired record is dealt with as `expired`
+    /// `Date()` is a large share of a cached read); an expired record is dealt with as `expired`
     /// says; a live one (or, with ``ExpiredRecords/include``, any) goes to `found`, whose bytes
     /// are valid only inside it. An expired record is purged after LevelDB's buffer is freed,
     /// through the write funnel.
@@ -98,7 +98,7 @@ extension Scope {
     /// Reads the metadata of the live record for `key`, or nil. A shell compiled in the caller's
     /// module, for the caller's type: only there is `Metadata?` free. In ModelStore's own,
     /// unspecialised code every function that holds one looks up `Optional<Metadata>`'s type
-    /// metadata on each call (measured: two lookups, about 8 % of a call), so the read decodes
+    /// metadata on each call, so the read decodes
     /// into a slot of `Metadata` itself.
     @inlinable
     func metadata<Metadata: Decodable>(_ type: Metadata.Type, forKey key: String) throws -> Metadata? {
@@ -116,7 +116,7 @@ extension Scope {
     ///
     /// The same steps as ``entry(_:forKey:includingExpired:)``, decoding straight into a local:
     /// no entry and no tuple are built, which saves the generic-metadata lookups unspecialised
-    /// code pays for them on every call (measured: about 0.7 µs per read, half of a cache hit).
+    /// code pays for them on every call (PERFORMANCE.md, "Where the time goes").
     func object<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
         let database = try open()
         try ModelStore.validate(key: key)
@@ -125,8 +125,7 @@ extension Scope {
         let cacheable = view == nil && ObjectCache.isCacheable(type)
         // The cache is reached through the database's own reference, not a local copy of it: a
         // copy is a retain and a release of the one cache object every thread shares, two atomic
-        // writes to one cache line per hit that two threads' hits hand back and forth (measured:
-        // the largest cost of a hit on two threads).
+        // writes to one cache line per hit that two threads' hits hand back and forth.
         if cacheable, let item = database.cache?.lookup(key, in: space), let value = item.value as? Value {
             guard reader.isExpired(item.header, readingClockInto: &now) else { return value }
             try space.withPhysicalKey(key) { purge($0, now: now) }

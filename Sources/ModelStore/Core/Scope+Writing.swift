@@ -18,7 +18,7 @@ extension Scope {
         }
     }
 
-    /// ``set(_:forKey:lifetime:metadata:tags:)`` with metadata of its own type (``NoMetadata``:
+    /// ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs`` with metadata of its own type (``NoMetadata``:
     /// none). A record with tags goes in one atomic write with its tag-index entries.
     @usableFromInline
     func set<Value: Encodable, Metadata: Encodable>(

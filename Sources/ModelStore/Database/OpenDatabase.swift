@@ -36,8 +36,7 @@ final class OpenDatabase: @unchecked Sendable {
     private static let removedBit: UInt64 = 1 << 63
 
     /// How often writes look at the marker: at most once per millisecond. Looking costs an
-    /// fstat(2), about 0.3 µs here, a tenth of a binary-codec put; once per millisecond it is
-    /// lost in the noise. The price: writes acknowledged in the first millisecond after the
+    /// fstat(2), a tenth of a put; once per millisecond it is lost in the noise. The price: writes acknowledged in the first millisecond after the
     /// directory is deleted can be lost with it (RELIABILITY.md, "Not guaranteed").
     static let removalCheckInterval: UInt64 = 1_000_000
 

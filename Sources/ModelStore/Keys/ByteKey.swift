@@ -34,8 +34,8 @@ struct ByteKey: Hashable, Sendable {
         let count = lhs.string.utf8.count
         guard count == rhs.string.utf8.count else { return false }
         guard count > 0 else { return true }
-        // memcmp over the contiguous UTF-8 of native strings (measured: 24 ns per dictionary
-        // lookup for String's own, 37 ns comparing byte by byte, 32 ns with memcmp).
+        // memcmp over the contiguous UTF-8 of native strings: faster than comparing byte by
+        // byte, near String's own equality.
         let compared: Bool?? = lhs.string.utf8.withContiguousStorageIfAvailable { mine in
             rhs.string.utf8.withContiguousStorageIfAvailable { theirs in
                 memcmp(mine.baseAddress!, theirs.baseAddress!, count) == 0

@@ -42,8 +42,8 @@ extension ModelWriter {
     /// - Throws: The fetch's error; `CancellationError` if the caller's task is cancelled;
     ///   ``ModelStoreError/readThroughTypeMismatch(key:requested:inFlight:)`` if a fetch for
     ///   `key` as another type is running; ``ModelStoreError/invalidPolicy(reason:)`` for a
-    ///   bad lifetime (before fetching); errors of reading or storing as ``object(forKey:)``
-    ///   and ``set(_:forKey:)``.
+    ///   bad lifetime (before fetching); errors of reading or storing as ``ModelReader/object(_:forKey:)``
+    ///   and ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``.
     public func object<Value: Codable & Sendable>(
         _ type: Value.Type,
         forKey key: String,
@@ -100,7 +100,7 @@ extension ModelWriter {
     /// refresh-aheads, not-found hits, timeouts) are reported through swift-metrics, labelled `database` and
     /// `collection` (`""` here: the store's own keys).
     ///
-    /// A hit runs on the caller's executor, as ``object(_:forKey:)`` would (the function is
+    /// A hit runs on the caller's executor, as ``ModelReader/object(_:forKey:)`` would (the function is
     /// `nonisolated(nonsending)`); fetching, refreshing and storing run on the global concurrent
     /// executor, never on the caller's actor.
     ///
@@ -116,8 +116,8 @@ extension ModelWriter {
     ///   the fetch's error when nothing usable is stored; ``ModelStoreError/fetchTimedOut(key:after:)``;
     ///   ``ModelStoreError/notModifiedWithoutRecord(key:)``; `CancellationError`;
     ///   ``ModelStoreError/readThroughTypeMismatch(key:requested:inFlight:)`` if a fetch for `key`
-    ///   as another type is running; errors of reading and storing as ``object(forKey:)`` and
-    ///   ``set(_:forKey:)``.
+    ///   as another type is running; errors of reading and storing as ``ModelReader/object(_:forKey:)`` and
+    ///   ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``.
     @inlinable
     nonisolated(nonsending)
     public func object<Value: Codable & Sendable>(

@@ -14,8 +14,7 @@ extension Scope {
     /// unspecialised generic async function allocates its `Value?` on the task's allocator and
     /// looks up its metadata on every call), and nonsending, so a hit does not hop to the global
     /// executor and back. A hit in the object cache goes through a non-generic step, with the cast
-    /// to `Value` done here, specialised: the generic hit step cost a cached hit 46 % over
-    /// `object(_:forKey:)`, see PERFORMANCE.md.
+    /// to `Value` done here, specialised (PERFORMANCE.md, "Read-through hits").
     @inlinable
     nonisolated(nonsending)
     func readThrough<Value: Codable & Sendable>(
@@ -117,7 +116,7 @@ extension Scope {
     /// `probe` to what it found.
     ///
     /// Synchronous and building nothing generic (no box, closure, entry or type name until the
-    /// call has to fetch; measured: they made a hit cost 3 µs more than a plain read).
+    /// call has to fetch): each of those is paid on every hit (PERFORMANCE.md, "Read-through hits").
     ///
     /// A hit takes no lock of the read-through's: a live record means no "not found" is
     /// remembered (every write forgets it), and a hit needs no ticket. On a miss the ticket is

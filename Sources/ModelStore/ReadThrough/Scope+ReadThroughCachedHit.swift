@@ -9,8 +9,8 @@ extension Scope {
     ///
     /// Not generic, so that the inlinable read-through shell calls it with the one generic step,
     /// the cast from the cached `Any` to the model's type, in `take`: the caller's module
-    /// specialises that closure. Measured: the generic hit step, unspecialised, made a cached
-    /// hit cost 46 % more than ``object(_:forKey:)`` (see PERFORMANCE.md, "Read-through hits").
+    /// specialises that closure (the generic hit step, unspecialised, costs a cached hit much
+    /// more: PERFORMANCE.md, "Read-through hits").
     /// Throws what the full hit step throws, in the same order (the scope is usable, then the
     /// key, then the options).
     ///

@@ -143,8 +143,7 @@ extension Scope {
     /// read-through keeps an expired record for its fetch and its fail-safe), with its envelope.
     ///
     /// The hit path: the same steps as ``object(_:forKey:)``, decoding into locals, with no
-    /// entry or tuple built (unspecialised generic code pays metadata lookups for them, about
-    /// 0.7 µs per call).
+    /// entry or tuple built (unspecialised generic code pays metadata lookups for them).
     func readThroughLiveValue<Value: Decodable>(
         _ type: Value.Type, forKey key: String, now: inout Double, header found: inout RecordHeader?
     ) throws -> Value? {

@@ -1,4 +1,4 @@
-/// The memory a single ``ModelStore/set(_:forKey:)`` assembles its record in (header, then the
+/// The memory a single ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg`` assembles its record in (header, then the
 /// encoded model) before LevelDB copies the bytes into its log and memtable.
 ///
 /// Each thread keeps one between calls, so a put allocates no buffer of its own: the buffer is

@@ -17,7 +17,7 @@ extension ModelStore {
     /// without a lifetime of its own carries the collection's, so every store on the database
     /// honours it. It shares everything else with its store: one LevelDB database, one lock,
     /// one object cache, one ``changes(bufferingPolicy:)`` stream (each ``Change`` names its
-    /// collection), write batches (``WriteBatch/set(_:forKey:in:expiresAfter:metadata:tags:)-(_,_,Collection?,_,_,_)``)
+    /// collection), write batches (``WriteBatch/set(_:forKey:in:expiresAfter:metadata:tags:)-5xdgl``)
     /// and snapshots (``Snapshot/collection(_:)``) that span collections. Creating one does no
     /// I/O (with a policy, only the first time in the process: see ``collection(_:policy:)``); a
     /// collection exists on disk while it holds records (see ``collectionNames()``).

@@ -29,8 +29,8 @@ extension ModelReader {
     ///
     /// Reading an expired record removes it (one written by this release; an older record is
     /// left for a sweep, see "On disk" in the README). With
-    /// ``ModelStore/Configuration/objectCacheLimit`` above zero, a repeated read of the same key is answered
-    /// from memory without touching LevelDB or the codec.
+    /// ``ModelStore/Configuration/objectCacheLimit`` above zero, a repeated read of the same key is
+    /// answered from memory without touching LevelDB or the codec.
     ///
     /// - Throws: ``ModelStoreError/decodingFailed(key:type:message:)`` if the stored record
     ///   does not decode as `Value` (the record is left untouched);
@@ -52,9 +52,12 @@ extension ModelReader {
     /// }
     /// ```
     ///
-    /// - Parameter includingExpired: Whether to return an expired record too (marked
-    ///   ``ModelStore/Entry/isExpired``), without removing it: for showing stale content while the source
-    ///   is unreachable.
+    /// - Parameters:
+    ///   - type: The model's type.
+    ///   - key: The record's key.
+    ///   - includingExpired: Whether to return an expired record too (marked
+    ///     ``ModelStore/Entry/isExpired``), without removing it: for showing stale content while
+    ///     the source is unreachable.
     /// - Throws: As ``object(_:forKey:)``.
     public func entry<Value: Decodable>(
         _ type: Value.Type, forKey key: String, includingExpired: Bool = false

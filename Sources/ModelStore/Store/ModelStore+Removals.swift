@@ -48,7 +48,7 @@ extension ModelStore {
     /// waiting for it. Call ``compact(in:)`` to compact and wait.
     ///
     /// - Complexity: O(*n*) in the records in the database.
-    /// - Throws: A write error as ``set(_:forKey:expiresAfter:metadata:tags:)``;
+    /// - Throws: A write error as ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``;
     ///   ``ModelStoreError/closed(path:)``.
     @discardableResult
     public func removeExpiredObjects() throws -> Int {

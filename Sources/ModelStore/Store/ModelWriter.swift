@@ -18,13 +18,13 @@ extension ModelWriter {
     /// ```
     ///
     /// Metadata (an ETag, a Last-Modified date) is kept beside the model in the record and read
-    /// back with ``metadata(_:forKey:)`` or ``ModelStore/Entry/metadata(_:)`` without decoding the model.
+    /// back with ``ModelReader/metadata(_:forKey:)`` or ``ModelStore/Entry/metadata(_:)`` without decoding the model.
     /// Tags are stored in the record, and one tag-index entry per tag is written in the same
     /// atomic write; a later write of the key replaces them with its own (none, without `tags`).
     ///
     /// - Parameters:
     ///   - value: The model to store.
-    ///   - key: The key to store it under: 1 to ``maximumKeyLength`` UTF-8 bytes.
+    ///   - key: The key to store it under: 1 to ``ModelStore/maximumKeyLength`` UTF-8 bytes.
     ///   - lifetime: Seconds until the record expires, positive and finite; it wins over the
     ///     store's policy, shorter or longer. Nil: the store's policy.
     ///   - metadata: Metadata to keep beside the model; nil: none.
@@ -44,11 +44,11 @@ extension ModelWriter {
 
     /// Removes the record for `key`. Removing a key that is not stored succeeds.
     ///
-    /// ``changes(bufferingPolicy:)`` reports `.removed` if a live record was removed,
+    /// ``ModelStore/changes(bufferingPolicy:)`` reports `.removed` if a live record was removed,
     /// `.expired` if the record had already expired, and nothing if there was none.
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``; write errors as
-    ///   ``set(_:forKey:expiresAfter:metadata:tags:)``.
+    ///   ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``.
     public func removeObject(forKey key: String) throws {
         try _scope.removeObject(forKey: key)
     }
@@ -59,12 +59,12 @@ extension ModelWriter {
     /// try store.removeObjects(forKeys: ["a", "b"])
     /// ```
     ///
-    /// ``changes(bufferingPolicy:)`` reports each record once: `.removed` for a live record,
+    /// ``ModelStore/changes(bufferingPolicy:)`` reports each record once: `.removed` for a live record,
     /// `.expired` for one that had already expired, nothing for a key with no record (or
     /// given twice).
     ///
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)`` before anything is removed if any
-    ///   key is invalid; write errors as ``set(_:forKey:expiresAfter:metadata:tags:)``.
+    ///   key is invalid; write errors as ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``.
     public func removeObjects<Keys: Sequence<String>>(forKeys keys: Keys) throws {
         try _scope.removeObjects(forKeys: keys)
     }
@@ -77,8 +77,8 @@ extension ModelWriter {
     /// ```
     ///
     /// Records under the prefix that had already expired are removed too, but not counted
-    /// (so the result matches what ``count(in:)`` said just before), and
-    /// ``changes(bufferingPolicy:)`` reports them as `.expired`, as a sweep does; live
+    /// (so the result matches what ``ModelReader/count(in:)`` said just before), and
+    /// ``ModelStore/changes(bufferingPolicy:)`` reports them as `.expired`, as a sweep does; live
     /// records are reported as `.removed`. The keys are removed in atomic chunks, each under
     /// the exclusive write gate; records written under the prefix while the call runs may or
     /// may not be removed.
@@ -94,8 +94,8 @@ extension ModelWriter {
     /// removed; expired ones are removed too and reported as `.expired`, as by
     /// ``removeObjects(withPrefix:)``.
     ///
-    /// Named collections (``collection(_:)``) are left alone: each has its own
-    /// ``Collection/removeAllObjects()``.
+    /// Named collections (``ModelStore/collection(_:)``) are left alone: each has its own
+    /// ``ModelStore/Collection/removeAllObjects()``.
     @discardableResult
     public func removeAllObjects() throws -> Int {
         try _scope.removeAllObjects()
@@ -110,12 +110,12 @@ extension ModelWriter {
     /// ```
     ///
     /// The model is neither decoded nor re-encoded. The read and the write happen under the
-    /// store's write gate held exclusively, so a concurrent ``set(_:forKey:expiresAfter:metadata:tags:)``
-    /// is never undone by this rewrite. ``changes(bufferingPolicy:)`` reports `.set`.
+    /// store's write gate held exclusively, so a concurrent ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``
+    /// is never undone by this rewrite. ``ModelStore/changes(bufferingPolicy:)`` reports `.set`.
     ///
     /// - Throws: ``ModelStoreError/encodingFailed(key:type:message:)`` if the metadata does not
     ///   encode; ``ModelStoreError/corrupted(path:message:)`` if the record fails its checksum;
-    ///   otherwise as ``set(_:forKey:expiresAfter:metadata:tags:)``.
+    ///   otherwise as ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``.
     @discardableResult
     public func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
         try _scope.replaceMetadata(metadata, forKey: key)
@@ -135,7 +135,7 @@ extension ModelWriter {
     /// never expires still never does, and one that expires by the store's policy keeps doing
     /// so. The model's stored bytes stay identical; the metadata is replaced when `metadata` is
     /// given and kept when it is nil. Runs under the exclusive write gate like
-    /// ``replaceMetadata(_:forKey:)``, and ``changes(bufferingPolicy:)`` reports `.set`.
+    /// ``replaceMetadata(_:forKey:)``, and ``ModelStore/changes(bufferingPolicy:)`` reports `.set`.
     ///
     /// - Parameters:
     ///   - key: The record's key.
@@ -150,7 +150,7 @@ extension ModelWriter {
         try _scope.refresh(forKey: key, lifetime: lifetime, metadata: metadata)
     }
 
-    /// ``set(_:forKey:expiresAfter:metadata:tags:)-(_,_,_,(any Codable & Sendable)?,_)`` for metadata of a
+    /// ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs`` for metadata of a
     /// type known where it is called (the usual case: `metadata: HTTPInfo(...)`, or an
     /// `HTTPInfo?` that may be nil: no metadata). The compiler picks it over the
     /// `any Codable & Sendable` one for such an argument; a literal `nil` goes to that one.

@@ -11,7 +11,7 @@ public import Foundation
 // is `Metadata?` free of a run-time type-metadata lookup.
 
 extension ModelStore.WriteBatch {
-    /// ``set(_:forKey:in:expiresAfter:metadata:tags:)-(_,_,Collection?,_,_,_)`` for metadata of a
+    /// ``ModelStore/WriteBatch/set(_:forKey:in:expiresAfter:metadata:tags:)-5xdgl`` for metadata of a
     /// type known at the call.
     @inlinable
     public func set<Value: Encodable, Metadata: Codable & Sendable>(
@@ -21,7 +21,7 @@ extension ModelStore.WriteBatch {
         try add(value, forKey: key, to: collection?.scope ?? store.scope, lifetime: lifetime, typed: metadata, tags: tags)
     }
 
-    /// ``set(_:forKey:in:expiresAfter:metadata:tags:)-(_,_,String,_,_,_)`` for metadata of a type
+    /// ``ModelStore/WriteBatch/set(_:forKey:in:expiresAfter:metadata:tags:)-9u3c6`` for metadata of a type
     /// known at the call.
     @inlinable
     public func set<Value: Encodable, Metadata: Codable & Sendable>(

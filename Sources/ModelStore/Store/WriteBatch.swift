@@ -35,11 +35,11 @@ extension ModelStore {
 
         /// Adds storing `value` under `key`: in the store's own keys, or in `collection` with the
         /// collection's policy (stamped on the record as its own deadline, as
-        /// ``Collection/set(_:forKey:expiresAfter:metadata:tags:)`` does). The options are those of
-        /// ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``; tags are written with their
+        /// ``ModelStore/Collection/set(_:forKey:expiresAfter:metadata:tags:)-7jobk`` does). The options are those of
+        /// ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg``; tags are written with their
         /// index entries, with the rest of the batch.
         ///
-        /// - Throws: As ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``, and
+        /// - Throws: As ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg``, and
         ///   ``ModelStoreError/invalidName(name:reason:)`` or ``ModelStoreError/invalidPolicy(reason:)``
         ///   for an invalid collection. If the error escapes the ``ModelStore/write(sync:_:)``
         ///   closure, nothing in the batch is written.
@@ -55,7 +55,7 @@ extension ModelStore {
         /// ``Collection`` itself for that).
         ///
         /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` for an invalid collection name;
-        ///   otherwise as ``set(_:forKey:in:expiresAfter:metadata:tags:)-(_,_,Collection?,_,_,_)``.
+        ///   otherwise as ``ModelStore/WriteBatch/set(_:forKey:in:expiresAfter:metadata:tags:)-5xdgl``.
         public func set<Value: Encodable>(
             _ value: Value, forKey key: String, in collection: String, expiresAfter lifetime: TimeInterval? = nil,
             metadata: (any Codable & Sendable)? = nil, tags: [String] = []
@@ -161,7 +161,7 @@ extension ModelStore {
     ///   - sync: Whether to wait for the batch to reach stable storage; nil uses
     ///     ``Configuration/syncWrites``.
     ///   - body: Adds operations to the batch. Its result is returned.
-    /// - Throws: Whatever `body` throws, or a write error as ``set(_:forKey:expiresAfter:metadata:tags:)``.
+    /// - Throws: Whatever `body` throws, or a write error as ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``.
     @discardableResult
     public func write<Result>(sync: Bool? = nil, _ body: (WriteBatch) throws -> Result) throws -> Result {
         let database = try scope.open()
