@@ -173,7 +173,7 @@ import Testing
             #expect(error.description.contains("Opening the database with a policy records it again"))
         }
         // A collection's record copied under the database's key fails its checksum.
-        let copied = try #require(try rawPolicyRecord(store, sessions.space))
+        let copied = try #require(try rawPolicyRecord(store, sessions.scope.checkedSpace))
         try putRawPolicyRecord(store, copied)
         #expect(errorCase { _ = try store.recordedPolicy() } == "corrupted")
         try store.close()

@@ -50,9 +50,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:163
-    func readmeLine163() throws {
-#sourceLocation(file: "README.md", line: 164)
+    /// README.md:170
+    func readmeLine170() throws {
+#sourceLocation(file: "README.md", line: 171)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -61,9 +61,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:171
-    func readmeLine171() throws {
-#sourceLocation(file: "README.md", line: 172)
+    /// README.md:178
+    func readmeLine178() throws {
+#sourceLocation(file: "README.md", line: 179)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -84,9 +84,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:225
-    func readmeLine225() throws {
-#sourceLocation(file: "README.md", line: 226)
+    /// README.md:232
+    func readmeLine232() throws {
+#sourceLocation(file: "README.md", line: 233)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -99,9 +99,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:244
-    func readmeLine244() async throws {
-#sourceLocation(file: "README.md", line: 245)
+    /// README.md:251
+    func readmeLine251() async throws {
+#sourceLocation(file: "README.md", line: 252)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -112,9 +112,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:268
-    func readmeLine268() throws {
-#sourceLocation(file: "README.md", line: 269)
+    /// README.md:275
+    func readmeLine275() throws {
+#sourceLocation(file: "README.md", line: 276)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -125,9 +125,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:285
-    func readmeLine285() async throws {
-#sourceLocation(file: "README.md", line: 286)
+    /// README.md:292
+    func readmeLine292() async throws {
+#sourceLocation(file: "README.md", line: 293)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -136,9 +136,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:296
-    func readmeLine296() throws {
-#sourceLocation(file: "README.md", line: 297)
+    /// README.md:303
+    func readmeLine303() throws {
+#sourceLocation(file: "README.md", line: 304)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -151,18 +151,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:318
-    func readmeLine318() throws {
-#sourceLocation(file: "README.md", line: 319)
+    /// README.md:325
+    func readmeLine325() throws {
+#sourceLocation(file: "README.md", line: 326)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:346
-    func readmeLine346() async throws {
-#sourceLocation(file: "README.md", line: 347)
+    /// README.md:353
+    func readmeLine353() async throws {
+#sourceLocation(file: "README.md", line: 354)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -174,9 +174,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:370
-    func readmeLine370() async throws {
-#sourceLocation(file: "README.md", line: 371)
+    /// README.md:377
+    func readmeLine377() async throws {
+#sourceLocation(file: "README.md", line: 378)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -199,9 +199,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:413
-    func readmeLine413() async throws {
-#sourceLocation(file: "README.md", line: 414)
+    /// README.md:420
+    func readmeLine420() async throws {
+#sourceLocation(file: "README.md", line: 421)
         let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
             .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
         }
@@ -211,9 +211,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:433
-    func readmeLine433() throws {
-#sourceLocation(file: "README.md", line: 434)
+    /// README.md:440
+    func readmeLine440() throws {
+#sourceLocation(file: "README.md", line: 441)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -223,9 +223,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:455
-    func readmeLine455() async throws {
-#sourceLocation(file: "README.md", line: 456)
+    /// README.md:462
+    func readmeLine462() async throws {
+#sourceLocation(file: "README.md", line: 463)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -238,9 +238,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:475
-    func readmeLine475() throws {
-#sourceLocation(file: "README.md", line: 476)
+    /// README.md:482
+    func readmeLine482() throws {
+#sourceLocation(file: "README.md", line: 483)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -257,8 +257,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:524
-#sourceLocation(file: "README.md", line: 525)
+// README.md:531
+#sourceLocation(file: "README.md", line: 532)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -266,9 +266,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:531
-    func readmeLine531() throws {
-#sourceLocation(file: "README.md", line: 532)
+    /// README.md:538
+    func readmeLine538() throws {
+#sourceLocation(file: "README.md", line: 539)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -282,9 +282,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:585
-    func readmeLine585() throws {
-#sourceLocation(file: "README.md", line: 586)
+    /// README.md:592
+    func readmeLine592() throws {
+#sourceLocation(file: "README.md", line: 593)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -297,12 +297,12 @@ extension ReadmeContext {
     }
 }
 
-// README.md:945 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:952 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:971 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:978 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1007 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1014 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1044 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1051 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1068 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1075 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)

@@ -42,6 +42,10 @@ enum BenchmarkMain {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 print(try runMetadataExperiment(records: records, rounds: rounds, directory: directory))
+            case .core(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try await runCoreExperiment(records: records, rounds: rounds, directory: directory))
             case .concurrency(let options):
                 try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: options.directory) }

@@ -70,11 +70,7 @@ extension OpenDatabase {
         do {
             // Synced, and returned before any record names it: LevelDB's log keeps writes in
             // order, so no record that names the dictionary can survive a crash without it.
-            try write { engine in
-                try key.withUnsafeBytes { key in
-                    try value.withUnsafeBytes { try engine.put(key: key, value: $0, sync: true) }
-                }
-            }
+            try commitSystemRecord(key: key, value: value, sync: true)
         } catch {
             dictionaries.abandonTraining()
             // Closed before the training finished: nothing went wrong, the next open samples again.

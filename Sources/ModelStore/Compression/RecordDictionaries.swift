@@ -25,7 +25,7 @@ final class RecordDictionaries: @unchecked Sendable {
     static let kind: UInt8 = 0x02
     static let formatVersion: UInt8 = 1
     static let headerLength = 5
-    /// The largest dictionary trained: 16 KiB measured 3.6x on the benchmark's profiles.
+    /// The largest dictionary trained (PERFORMANCE.md, "Record compression, measured").
     static let capacity = 16 << 10
     /// Only a sample's first bytes are kept: large records compress well without a dictionary,
     /// and the samples of a store of large records must not take much memory.

@@ -55,9 +55,9 @@ final class ZstdDictionary: @unchecked Sendable {
     static func train(samples: [UInt8], sizes: [Int], capacity: Int) -> [UInt8]? {
         var dictionary = [UInt8](repeating: 0, count: capacity)
         // FastCover with fixed parameters instead of ZDICT_trainFromBuffer's search over
-        // several: measured 12 ms and 1 MiB of memory against 90-140 ms and 11 MiB, and 3.64x
-        // against 3.61x on the benchmark's profiles. Segments of 200 bytes, 8-byte d-mers, a
-        // 2^14-entry frequency table.
+        // several: a tenth of the time and memory for the same ratio (PERFORMANCE.md, "Record
+        // compression, measured"). Segments of 200 bytes, 8-byte d-mers, a 2^14-entry
+        // frequency table.
         var parameters = ZDICT_fastCover_params_t()
         parameters.k = 200
         parameters.d = 8

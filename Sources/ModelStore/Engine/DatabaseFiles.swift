@@ -53,11 +53,11 @@ enum DatabaseFiles {
 
     /// The sorted names of the entries in `directory`; throws where ``names(in:)`` would
     /// return an empty list, for steps that must not mistake "cannot list" for "empty".
-    static func listing(of directory: String) throws(ModelStoreError) -> [String] {
+    static func listing(of directory: String) throws(FileFailure) -> [String] {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         } catch {
-            throw .io(path: directory, message: "cannot list the directory: \(error.localizedDescription)")
+            throw FileFailure(path: directory, message: "cannot list the directory: \(error.localizedDescription)")
         }
     }
 
@@ -88,7 +88,7 @@ enum DatabaseFiles {
     /// `CURRENT` goes first: a reset killed half-way then leaves either a directory whose
     /// data files have no `CURRENT` (every later open reports it as damage, and the policy
     /// decides again) or no data at all, never a database that opens with part of its data.
-    static func removeLevelDBFiles(in directory: String) throws(ModelStoreError) -> [String] {
+    static func removeLevelDBFiles(in directory: String) throws(FileFailure) -> [String] {
         var removed: [String] = []
         let order: [Kind] = [.current, .manifest, .writeAheadLog, .table, .temporary, .infoLog, .lostDirectory]
         let names = try listing(of: directory)
@@ -106,7 +106,7 @@ enum DatabaseFiles {
         return removed.sorted()
     }
 
-    private static func remove(_ name: String, kind: Kind, in directory: String) throws(ModelStoreError) {
+    private static func remove(_ name: String, kind: Kind, in directory: String) throws(FileFailure) {
         let path = directory + "/" + name
         if kind == .lostDirectory {
             var info = stat()
@@ -115,13 +115,13 @@ enum DatabaseFiles {
                 do {
                     try FileManager.default.removeItem(atPath: path)  // does not follow links inside
                 } catch {
-                    throw .io(path: path, message: "cannot delete LevelDB's lost files: \(error.localizedDescription)")
+                    throw FileFailure(path: path, message: "cannot delete LevelDB's lost files: \(error.localizedDescription)")
                 }
                 return
             }
         }
         guard unlink(path) == 0 || errno == ENOENT else {
-            throw .io(path: path, message: "cannot delete: \(StoreDirectory.lastErrorMessage())")
+            throw FileFailure(path: path, message: "cannot delete: \(systemErrorMessage())")
         }
     }
 
@@ -147,33 +147,33 @@ enum DatabaseFiles {
 extension DatabaseFiles {
     /// Flushes `directory`'s entries (created, renamed and removed names) to disk, so a step
     /// of a multi-step operation is durable before the next one starts.
-    static func syncDirectory(_ directory: String) throws(ModelStoreError) {
+    static func syncDirectory(_ directory: String) throws(FileFailure) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw .io(
-                path: directory, message: "cannot open the directory to flush it: \(StoreDirectory.lastErrorMessage())")
+            throw FileFailure(
+                path: directory, message: "cannot open the directory to flush it: \(systemErrorMessage())")
         }
         defer { _ = closeDescriptor(fd) }
         guard fsync(fd) == 0 else {
-            throw .io(path: directory, message: "cannot flush the directory: \(StoreDirectory.lastErrorMessage())")
+            throw FileFailure(path: directory, message: "cannot flush the directory: \(systemErrorMessage())")
         }
     }
 
     /// Flushes LevelDB's files in `directory`, and the directory, to disk. LevelDB's repair
     /// closes its new MANIFEST and repaired tables without flushing them; a repair's journal
     /// must not be removed before they are durable. Files with nothing unwritten cost little.
-    static func syncLevelDBFiles(in directory: String) throws(ModelStoreError) {
+    static func syncLevelDBFiles(in directory: String) throws(FileFailure) {
         for name in try listing(of: directory) {
             switch kind(ofName: name) {
             case .current, .manifest, .writeAheadLog, .table:
                 let path = directory + "/" + name
                 let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
                 guard fd >= 0 else {
-                    throw .io(path: path, message: "cannot open to flush: \(StoreDirectory.lastErrorMessage())")
+                    throw FileFailure(path: path, message: "cannot open to flush: \(systemErrorMessage())")
                 }
                 defer { _ = closeDescriptor(fd) }
                 guard fsync(fd) == 0 else {
-                    throw .io(path: path, message: "cannot flush: \(StoreDirectory.lastErrorMessage())")
+                    throw FileFailure(path: path, message: "cannot flush: \(systemErrorMessage())")
                 }
             default:
                 continue
@@ -187,21 +187,21 @@ extension DatabaseFiles {
     }
 
     /// Writes `bytes` to a new file at `path` and flushes it.
-    static func writeSynced(_ bytes: [UInt8], to path: String) throws(ModelStoreError) {
+    static func writeSynced(_ bytes: [UInt8], to path: String) throws(FileFailure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .io(path: path, message: "cannot create: \(StoreDirectory.lastErrorMessage())") }
+        guard fd >= 0 else { throw FileFailure(path: path, message: "cannot create: \(systemErrorMessage())") }
         defer { _ = closeDescriptor(fd) }
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
-                throw .io(path: path, message: "cannot write: \(StoreDirectory.lastErrorMessage())")
+                throw FileFailure(path: path, message: "cannot write: \(systemErrorMessage())")
             }
             written += count
         }
         guard fsync(fd) == 0 else {
-            throw .io(path: path, message: "cannot flush: \(StoreDirectory.lastErrorMessage())")
+            throw FileFailure(path: path, message: "cannot flush: \(systemErrorMessage())")
         }
     }
 }

@@ -42,19 +42,6 @@ struct LevelDBFailure: Error, Sendable {
     static func isReadPastEndOfTable(_ message: String) -> Bool {
         message.hasSuffix(": Invalid argument") && (message.contains(".ldb:") || message.contains(".sst:"))
     }
-
-    /// Converts the failure into the public error for the database at `path`.
-    func storeError(path: String) -> ModelStoreError {
-        if isLockConflict { return .locked(path: path, message: message) }
-        if kind == .corruption, Self.isReadPastEndOfTable(message) {
-            return .corrupted(
-                path: path, message: message + " (a block handle points past the end of the table: the table is damaged)")
-        }
-        switch kind {
-        case .corruption: return .corrupted(path: path, message: message)
-        default: return .io(path: path, message: message)
-        }
-    }
 }
 
 /// The single funnel for LevelDB calls that report errors through `errptr`.

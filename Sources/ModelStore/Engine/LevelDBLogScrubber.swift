@@ -78,12 +78,12 @@ enum LevelDBLogScrubber {
     /// The log is never patched in place: the patched bytes go to a new file that is flushed
     /// and then renamed over the log. A repair keeps hard links to the original logs as its
     /// backup (``RepairJournal``), and an in-place write would change the backup too.
-    static func scrub(logAt path: String) throws(ModelStoreError) -> Int {
+    static func scrub(logAt path: String) throws(FileFailure) -> Int {
         // Plain POSIX I/O: no Foundation buffer is involved (Data(contentsOf:) leaked a 4 KiB
         // buffer per empty log under LeakSanitizer).
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
-            throw .io(path: path, message: "cannot open the log to check it: \(StoreDirectory.lastErrorMessage())")
+            throw FileFailure(path: path, message: "cannot open the log to check it: \(systemErrorMessage())")
         }
         var contents: [UInt8]
         do {
@@ -105,18 +105,18 @@ enum LevelDBLogScrubber {
         let copy = directory + "/" + copyPrefix + path[path.index(after: slash)...]
         try DatabaseFiles.writeSynced(contents, to: copy)
         guard rename(copy, path) == 0 else {
-            let reason = StoreDirectory.lastErrorMessage()
+            let reason = systemErrorMessage()
             _ = unlink(copy)
-            throw .io(path: path, message: "cannot replace the log with its checked copy: \(reason)")
+            throw FileFailure(path: path, message: "cannot replace the log with its checked copy: \(reason)")
         }
         try DatabaseFiles.syncDirectory(directory)
         return damaged.count
     }
 
-    private static func readAll(_ fd: Int32, path: String) throws(ModelStoreError) -> [UInt8] {
+    private static func readAll(_ fd: Int32, path: String) throws(FileFailure) -> [UInt8] {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw .io(path: path, message: "cannot read the log to check it: \(StoreDirectory.lastErrorMessage())")
+            throw FileFailure(path: path, message: "cannot read the log to check it: \(systemErrorMessage())")
         }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var filled = 0
@@ -126,7 +126,7 @@ enum LevelDBLogScrubber {
             }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else {
-                throw .io(path: path, message: "cannot read the log to check it: \(StoreDirectory.lastErrorMessage())")
+                throw FileFailure(path: path, message: "cannot read the log to check it: \(systemErrorMessage())")
             }
             if count == 0 { break }  // the file shrank; check what there is
             filled += count

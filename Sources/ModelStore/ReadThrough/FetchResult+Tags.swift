@@ -10,7 +10,7 @@ extension FetchResult {
     /// ```
     ///
     /// How the fetched record's tags are expressed:
-    /// - `tags: ["a", "b"]`: exactly these (validated as by ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``:
+    /// - `tags: ["a", "b"]`: exactly these (validated as by ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg``:
     ///   1 to 1,024 UTF-8 bytes each, repeats stored once, compared by bytes);
     /// - `tags: []`: none; the record is no longer found by any tag;
     /// - `tags: nil`, or ``value(_:expiresAfter:metadata:)`` without `tags`: the tags of the record

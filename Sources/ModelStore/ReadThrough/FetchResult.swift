@@ -17,7 +17,7 @@ public enum FetchResult<Value> {
     /// store's policy) and metadata kept beside it (for example the validators of an HTTP response).
     ///
     /// The new record keeps the tags of the record it replaces (see
-    /// ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``), so a later
+    /// ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg``), so a later
     /// ``ModelStore/removeObjects(taggedWith:)`` still finds it. To give the record tags of its
     /// own, or none, use ``value(_:expiresAfter:metadata:tags:)``.
     case value(Value, expiresAfter: TimeInterval? = nil, metadata: (any Codable & Sendable)? = nil)

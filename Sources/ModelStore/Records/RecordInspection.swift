@@ -27,7 +27,7 @@ public struct RecordInspection: Sendable {
     public let metadataCodec: ModelCodecIdentifier?
     /// The metadata's encoded bytes, nil when the record has none.
     public let metadata: Data?
-    /// The tags section's tags (reserved: no API writes them yet).
+    /// The tags section's tags.
     public let tags: [String]
 }
 
@@ -39,46 +39,29 @@ extension ModelStore {
     ///   parse (damaged, or from an unknown format version).
     @_spi(Inspection)
     public func inspectRecord(forKey key: String) throws -> RecordInspection? {
-        try inspectRecord(forKey: key, space: .default)
+        try scope.inspectRecord(forKey: key)
     }
+}
 
-    func inspectRecord(forKey key: String, space: KeySpace) throws -> RecordInspection? {
-        let database = try openDatabase()
-        return try space.withPhysicalKey(key) { keyBytes in
-            try database.run { engine in
-                try engine.withValue(forKey: keyBytes) { record -> RecordInspection? in
-                    guard let record else { return nil }
-                    guard let header = RecordHeader(parsing: record) else {
-                        throw ModelStoreError.decodingFailed(
-                            key: key, type: "a ModelStore record",
-                            message: "the record's header is damaged or from an unknown format version")
-                    }
-                    let checksum: RecordInspection.Checksum =
-                        header.storedChecksum == nil
-                        ? .absent : header.checksumMatches(value: record, key: keyBytes) ? .valid : .mismatch
-                    return RecordInspection(
-                        formatVersion: header.formatNumber, flags: record[1], codec: header.codec, checksum: checksum,
-                        metadataCodec: header.metadataCodec,
-                        metadata: header.metadataCodec.map { _ in Data(record[header.metadataRange]) },
-                        tags: Self.tags(in: record, range: header.tagsRange))
-                }
+extension Scope {
+    /// The envelope of the record stored for `key`, unverified: see ``ModelStore/inspectRecord(forKey:)``.
+    func inspectRecord(forKey key: String) throws -> RecordInspection? {
+        try withStoredRecord(key, through: snapshot) { keyBytes, record -> RecordInspection? in
+            guard let record else { return nil }
+            guard let header = RecordHeader(parsing: record) else {
+                throw ModelStoreError.decodingFailed(
+                    key: key, type: "a ModelStore record",
+                    message: "the record's header is damaged or from an unknown format version")
             }
+            let checksum: RecordInspection.Checksum =
+                header.storedChecksum == nil
+                ? .absent : header.checksumMatches(value: record, key: keyBytes) ? .valid : .mismatch
+            return RecordInspection(
+                formatVersion: header.formatNumber, flags: record[1], codec: header.codec, checksum: checksum,
+                metadataCodec: header.metadataCodec,
+                metadata: header.metadataCodec.map { _ in Data(record[header.metadataRange]) },
+                tags: TagIndex.tags(of: record, header: header))
         }
-    }
-
-    /// The tags of a tags section the envelope parser already bounded.
-    private static func tags(in record: UnsafeRawBufferPointer, range: Range<Int>) -> [String] {
-        guard !range.isEmpty else { return [] }
-        let section = UnsafeRawBufferPointer(rebasing: record[..<range.upperBound])
-        var offset = range.lowerBound
-        guard let count = LEB128.read(section, at: &offset) else { return [] }
-        var tags: [String] = []
-        for _ in 0..<count {
-            guard let length = LEB128.read(section, at: &offset) else { break }
-            tags.append(String(decoding: section[offset..<(offset + length)], as: UTF8.self))
-            offset += length
-        }
-        return tags
     }
 }
 
@@ -89,6 +72,6 @@ extension ModelStore.Collection {
     ///   for an invalid collection name.
     @_spi(Inspection)
     public func inspectRecord(forKey key: String) throws -> RecordInspection? {
-        try store.inspectRecord(forKey: key, space: space)
+        try scope.inspectRecord(forKey: key)
     }
 }

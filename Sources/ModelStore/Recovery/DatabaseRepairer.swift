@@ -44,8 +44,8 @@ enum DatabaseRepairer {
 
         var discarded = 0
         do throws(ModelStoreError) {
-            for name in try DatabaseFiles.listing(of: path) where DatabaseFiles.kind(ofName: name) == .writeAheadLog {
-                discarded += try LevelDBLogScrubber.scrub(logAt: path + "/" + name)
+            for name in try fileOperation({ try DatabaseFiles.listing(of: path) }) where DatabaseFiles.kind(ofName: name) == .writeAheadLog {
+                discarded += try fileOperation { try LevelDBLogScrubber.scrub(logAt: path + "/" + name) }
             }
             CrashPoint.repairScrubbed.reached()
             do {
@@ -63,7 +63,7 @@ enum DatabaseRepairer {
             throw error
         }
         CrashPoint.repairRepaired.reached()
-        try DatabaseFiles.syncLevelDBFiles(in: path)
+        try fileOperation { try DatabaseFiles.syncLevelDBFiles(in: path) }
         try RepairJournal.commit(in: path)
 
         // Read before the open below rotates LOG to LOG.old.

@@ -31,9 +31,9 @@ enum DatabaseResetter {
         // LevelDB's LOCK first, as for a repair: never delete files another client holds.
         let levelDBLock = try LevelDBFileLock(directory: path)
         defer { levelDBLock.release() }
-        try DatabaseFiles.writeSynced(journalContents, to: path + "/" + journalName)
-        try DatabaseFiles.syncDirectory(path)
-        let removed = try DatabaseFiles.removeLevelDBFiles(in: path)
+        try fileOperation { try DatabaseFiles.writeSynced(journalContents, to: path + "/" + journalName) }
+        try fileOperation { try DatabaseFiles.syncDirectory(path) }
+        let removed = try fileOperation { try DatabaseFiles.removeLevelDBFiles(in: path) }
         // A repair's journal and backup describe files that no longer exist (journal first,
         // as in a commit: a journal must never outlive its backup).
         guard unlink(path + "/" + RepairJournal.journalName) == 0 || errno == ENOENT else {
@@ -43,7 +43,7 @@ enum DatabaseResetter {
         guard unlink(path + "/" + journalName) == 0 || errno == ENOENT else {
             throw .io(path: path, message: "cannot remove the reset's journal: \(StoreDirectory.lastErrorMessage())")
         }
-        try DatabaseFiles.syncDirectory(path)
+        try fileOperation { try DatabaseFiles.syncDirectory(path) }
         return removed
     }
 

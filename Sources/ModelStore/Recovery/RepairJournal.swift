@@ -74,17 +74,17 @@ enum RepairJournal {
             throw .io(
                 path: backup, message: "cannot create the repair's backup folder: \(StoreDirectory.lastErrorMessage())")
         }
-        for name in try DatabaseFiles.listing(of: directory) where backedUp.contains(DatabaseFiles.kind(ofName: name)) {
+        for name in try fileOperation({ try DatabaseFiles.listing(of: directory) }) where backedUp.contains(DatabaseFiles.kind(ofName: name)) {
             guard link(directory + "/" + name, backup + "/" + name) == 0 else {
                 throw .io(
                     path: directory + "/" + name,
                     message: "cannot link the file into the repair's backup: \(StoreDirectory.lastErrorMessage())")
             }
         }
-        try DatabaseFiles.syncDirectory(backup)
-        try DatabaseFiles.syncDirectory(directory)
-        try DatabaseFiles.writeSynced(journalContents, to: directory + "/" + journalName)
-        try DatabaseFiles.syncDirectory(directory)
+        try fileOperation { try DatabaseFiles.syncDirectory(backup) }
+        try fileOperation { try DatabaseFiles.syncDirectory(directory) }
+        try fileOperation { try DatabaseFiles.writeSynced(journalContents, to: directory + "/" + journalName) }
+        try fileOperation { try DatabaseFiles.syncDirectory(directory) }
         CrashPoint.repairBackedUp.reached()
     }
 
@@ -94,7 +94,7 @@ enum RepairJournal {
             throw .io(
                 path: directory, message: "cannot remove the repair's journal: \(StoreDirectory.lastErrorMessage())")
         }
-        try DatabaseFiles.syncDirectory(directory)
+        try fileOperation { try DatabaseFiles.syncDirectory(directory) }
         CrashPoint.repairCommitted.reached()
         try removeBackup(in: directory)
     }
@@ -114,8 +114,8 @@ enum RepairJournal {
                 message: "an interrupted repair left its journal (\(journalName)) but its backup folder "
                     + "(\(backupName)) is missing; copy the database away and repair the copy")
         }
-        let saved = try DatabaseFiles.listing(of: backup)
-        for name in try DatabaseFiles.listing(of: directory) {
+        let saved = try fileOperation { try DatabaseFiles.listing(of: backup) }
+        for name in try fileOperation({ try DatabaseFiles.listing(of: directory) }) {
             switch DatabaseFiles.kind(ofName: name) {
             case .current, .manifest, .writeAheadLog, .table, .temporary:
                 guard unlink(directory + "/" + name) == 0 || errno == ENOENT else {
@@ -135,7 +135,7 @@ enum RepairJournal {
                     message: "cannot restore the file from the repair's backup: \(StoreDirectory.lastErrorMessage())")
             }
         }
-        try DatabaseFiles.syncDirectory(directory)
+        try fileOperation { try DatabaseFiles.syncDirectory(directory) }
     }
 
     /// Removes a backup folder left behind with no journal (or after a commit).
@@ -147,7 +147,7 @@ enum RepairJournal {
             // Not something a repair created: leave it, and refuse to repair over it.
             throw .io(path: backup, message: "a file is in the way of the repair's backup folder; move it away")
         }
-        for name in try DatabaseFiles.listing(of: backup) {
+        for name in try fileOperation({ try DatabaseFiles.listing(of: backup) }) {
             guard unlink(backup + "/" + name) == 0 || errno == ENOENT else {
                 throw .io(path: backup + "/" + name,
                           message: "cannot remove the repair's backup: \(StoreDirectory.lastErrorMessage())")
@@ -156,6 +156,6 @@ enum RepairJournal {
         guard rmdir(backup) == 0 || errno == ENOENT else {
             throw .io(path: backup, message: "cannot remove the repair's backup: \(StoreDirectory.lastErrorMessage())")
         }
-        try DatabaseFiles.syncDirectory(directory)
+        try fileOperation { try DatabaseFiles.syncDirectory(directory) }
     }
 }

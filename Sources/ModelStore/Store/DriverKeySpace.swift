@@ -11,43 +11,34 @@ package enum DriverKeySpace: Sendable {
     /// Stores `value` with `lifetime` seconds to live, or with none of its own (nil: the
     /// collection's or the store's policy applies).
     package func set<Value: Encodable>(_ value: Value, forKey key: String, lifetime: TimeInterval?) throws {
-        switch (self, lifetime) {
-        case let (.store(store), nil): try store.set(value, forKey: key)
-        case let (.store(store), seconds?): try store.set(value, forKey: key, expiresAfter: seconds)
-        case let (.collection(collection), nil): try collection.set(value, forKey: key)
-        case let (.collection(collection), seconds?): try collection.set(value, forKey: key, expiresAfter: seconds)
-        }
+        try writer.set(value, forKey: key, expiresAfter: lifetime)
     }
 
     /// Whether a live record is stored under `key` (an expired one is absent, and removed).
     package func contains(_ key: String) throws -> Bool {
-        switch self {
-        case let .store(store): try store.contains(key)
-        case let .collection(collection): try collection.contains(key)
-        }
+        try writer.contains(key)
     }
 
     /// The live record under `key`, with its deadline.
     package func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>? {
-        switch self {
-        case let .store(store): try store.entry(type, forKey: key)
-        case let .collection(collection): try collection.entry(type, forKey: key)
-        }
+        try writer.entry(type, forKey: key)
     }
 
     /// The live model under `key`.
     package func object<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
-        switch self {
-        case let .store(store): try store.object(type, forKey: key)
-        case let .collection(collection): try collection.object(type, forKey: key)
-        }
+        try writer.object(type, forKey: key)
     }
 
     /// Removes the record under `key`, if any.
     package func removeObject(forKey key: String) throws {
+        try writer.removeObject(forKey: key)
+    }
+
+    /// The store or the collection, for the calls both answer alike.
+    private var writer: any ModelWriter {
         switch self {
-        case let .store(store): try store.removeObject(forKey: key)
-        case let .collection(collection): try collection.removeObject(forKey: key)
+        case let .store(store): store
+        case let .collection(collection): collection
         }
     }
 

@@ -23,7 +23,7 @@ extension ModelStore {
         /// Whether the record had expired when it was read. Only a read that asks for
         /// expired records (``ModelStore/entry(_:forKey:includingExpired:)``) returns one.
         public let isExpired: Bool
-        /// The tags the record was stored with (see ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)``
+        /// The tags the record was stored with (see ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg``
         /// and ``FetchResult/value(_:expiresAfter:metadata:tags:)``), in the order they were given,
         /// repeats removed; empty for a record stored without tags.
         public let tags: [String]

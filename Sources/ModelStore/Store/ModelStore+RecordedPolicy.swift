@@ -19,7 +19,7 @@ extension ModelStore {
     ///   written by a newer release in a format this one does not know (opening the database
     ///   with a policy records it again); ``ModelStoreError/closed(path:)``.
     public func recordedPolicy() throws -> UpdatePolicy? {
-        try openDatabase().recordedPolicy(for: .default)
+        try scope.recordedPolicy()
     }
 
     /// The policy recorded in the database `name` under `directory`, read without recording
@@ -77,26 +77,10 @@ extension ModelStore {
     }
 }
 
-extension ModelStore.Collection {
-    /// The policy recorded for this collection: the one it was last given with
-    /// ``ModelStore/collection(_:policy:)``, or nil if it never was (its records then expire by
-    /// the store's policy, unless they carry a lifetime of their own). ``UpdatePolicy/never``
-    /// is recorded as such: a collection whose records never expire.
-    ///
-    /// ```swift
-    /// _ = store.collection("sessions", policy: .highest)
-    /// try store.collection("sessions").recordedPolicy()   // .highest
-    /// ```
-    ///
-    /// Like the database's (``ModelStore/recordedPolicy()``), it informs tools; records written
-    /// through a collection with a policy carry that lifetime themselves.
-    ///
-    /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` or
-    ///   ``ModelStoreError/invalidPolicy(reason:)`` for an invalid collection;
-    ///   ``ModelStoreError/corrupted(path:message:)`` if the record is damaged or from a newer
-    ///   release (creating the collection with a policy records it again).
-    public func recordedPolicy() throws -> UpdatePolicy? {
-        try store.openDatabase().recordedPolicy(for: space)
+extension Scope {
+    /// The policy recorded for this scope's key space (see ``StoredPolicies``).
+    func recordedPolicy() throws -> UpdatePolicy? {
+        try open().recordedPolicy(for: space)
     }
 }
 

@@ -23,7 +23,7 @@ public import Foundation
 ///
 /// ## Errors
 /// Every throwing method throws ``ModelStoreError``.
-public final class ModelStore: Sendable {
+public final class ModelStore: ModelWriter {
     /// The longest key accepted, in UTF-8 bytes.
     public static let maximumKeyLength = 64 << 10
 
@@ -43,9 +43,14 @@ public final class ModelStore: Sendable {
     public let url: URL
 
     let database: OpenDatabase
-    let reader: RecordReader
+    /// The store's own keys: every key-level call of the store forwards to it (see ``Scope``).
+    @usableFromInline
+    let scope: Scope
+
+    /// The core every key-level call forwards to; not API.
+    public var _scope: _Scope { scope }
     /// 1 once ``close()`` was called. Atomic, not locked: every call reads it (see
-    /// ``openDatabase()``), and a lock every thread takes on each read would be the one place
+    /// ``Scope/open()``), and a lock every thread takes on each read would be the one place
     /// where reads from several threads wait for each other.
     private let closed = AtomicWord()
     private let sweeper = Locked<AutomaticSweeper?>(nil)
@@ -81,8 +86,9 @@ public final class ModelStore: Sendable {
         self.name = name
         self.policy = policy
         self.configuration = configuration
-        reader = RecordReader(
+        let reader = RecordReader(
             policy: policy, configuration: configuration, path: database.path, dictionaries: database.dictionaries)
+        scope = Scope(database: database, reader: reader, configuration: configuration, closed: closed)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
         if configuration.recordsPolicies {
             // One read the first time in the process, a write only when the policy changed.
@@ -123,26 +129,11 @@ public final class ModelStore: Sendable {
     public var isClosed: Bool {
         closed.load() != 0 || !database.engine.isOpen
     }
-
-    /// The open database, or ``ModelStoreError/closed(path:)`` after ``close()``.
-    @inline(__always)
-    func openDatabase() throws(ModelStoreError) -> OpenDatabase {
-        if closed.load() != 0 { throw .closed(path: database.path) }
-        return database
-    }
 }
 
 // MARK: - Keys
 
 extension ModelStore {
-    /// Validates `key` and calls `body` with its UTF-8 bytes, without copying them.
-    @inline(__always)
-    func withKeyBytes<Result>(_ key: String, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
-        try Self.validate(key: key)
-        var key = key
-        return try key.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
-    }
-
     static func validate(key: String) throws(ModelStoreError) {
         let length = key.utf8.count
         if length == 0 { throw .invalidKey(key: key, reason: "the key is empty") }

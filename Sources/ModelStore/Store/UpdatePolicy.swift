@@ -5,7 +5,7 @@ public import Foundation
 /// A record is expired once `now >= storedAt + timeToLive`. The policy is the one the store
 /// is opened with, not one saved with each record, so reopening a database with another
 /// policy re-times the records already in it. A per-record lifetime given to
-/// ``ModelStore/set(_:forKey:expiresAfter:)`` wins over the policy.
+/// ``ModelStore/set(_:forKey:expiresAfter:metadata:tags:)-2n6sg`` wins over the policy.
 ///
 /// | Policy | Lifetime |
 /// |---|---|

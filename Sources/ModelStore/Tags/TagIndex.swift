@@ -113,4 +113,37 @@ enum TagIndex {
         }
         return tags
     }
+
+    /// Whether a tag-index entry still describes a record that carries its tag. A damaged
+    /// entry is not current; a record that fails its checksum keeps its entry (reads report it).
+    static func entryIsCurrent(_ entry: UnsafeRawBufferPointer, engine: LevelDB) throws -> Bool {
+        var offset = 2
+        guard let tagLength = LEB128.read(entry, at: &offset), offset + tagLength <= entry.count else {
+            return false
+        }
+        let tag = String(decoding: UnsafeRawBufferPointer(rebasing: entry[offset..<(offset + tagLength)]), as: UTF8.self)
+        let recordKey = UnsafeRawBufferPointer(rebasing: entry[(offset + tagLength)...])
+        return try engine.withValue(forKey: recordKey) { record -> Bool in
+            guard let record else { return false }
+            guard let header = RecordHeader(parsing: record), header.checksumMatches(value: record, key: recordKey)
+            else { return true }
+            return section(UnsafeRawBufferPointer(rebasing: record[header.tagsRange]), contains: tag)
+        }
+    }
+
+    /// The tags section `tags` encode to, empty for none: what ``verifiedSection(of:key:)``
+    /// returns for a record stored with them.
+    static func section(of tags: [String]) -> [UInt8] {
+        var section: [UInt8] = []
+        if !tags.isEmpty { appendSection(tags, to: &section) }
+        return section
+    }
+
+    /// The tags section of a stored record (empty: none), or nil when there is no record or it
+    /// fails its checksum (its tags cannot be trusted).
+    static func verifiedSection(of record: UnsafeRawBufferPointer?, key: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let record, let header = RecordHeader(parsing: record), header.checksumMatches(value: record, key: key)
+        else { return nil }
+        return Array(record[header.tagsRange])
+    }
 }

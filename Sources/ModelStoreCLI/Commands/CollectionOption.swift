@@ -34,9 +34,18 @@ protocol RecordScope {
         _ type: Value.Type, in range: KeyRange, reverse: Bool, limit: Int?
     ) throws -> Cursor<ModelStore.Entry<Value>>
     func count(in range: KeyRange) throws -> Int
-    func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>?
+    func entry<Value: Decodable>(
+        _ type: Value.Type, forKey key: String, includingExpired: Bool
+    ) throws -> ModelStore.Entry<Value>?
     func inspectRecord(forKey key: String) throws -> RecordInspection?
     func removeObject(forKey key: String) throws
+}
+
+extension RecordScope {
+    /// The live record for `key`.
+    func entry<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> ModelStore.Entry<Value>? {
+        try entry(type, forKey: key, includingExpired: false)
+    }
 }
 
 extension ModelStore: RecordScope {}

@@ -51,6 +51,7 @@ enum Command {
     case readThrough(rounds: Int, directory: String)
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
+    case core(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
     case help
 
@@ -62,6 +63,7 @@ enum Command {
                modelstore-bench readthrough [--runs N] [--workdir PATH]
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench core [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
                                             [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
@@ -126,6 +128,11 @@ enum Command {
         case "metadata":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .metadata(
+                records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
+                directory: options.workDirectory)
+        case "core":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .core(
                 records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
                 directory: options.workDirectory)
         case "concurrency":

@@ -1,0 +1,38 @@
+/// Compresses a new record's model (``ModelStore/Configuration/recordCompression``) with the
+/// database's dictionary, for the record encoder.
+struct PayloadCompressor: Sendable {
+    let compression: RecordCompression
+    /// The database whose dictionary compresses, and which collects training samples until it has one.
+    let database: OpenDatabase
+
+    /// A compressor for `compression`, or nil when it is off.
+    init?(_ compression: RecordCompression, database: OpenDatabase) {
+        guard compression.isEnabled else { return nil }
+        self.compression = compression
+        self.database = database
+    }
+
+    /// Replaces the model at `payloadStart...` in a record being assembled by its compressed
+    /// form, and sets the envelope's flag, when the database has a dictionary and that saves
+    /// bytes; offers the model as a training sample while it has none. The checksum is sealed
+    /// afterwards, over the bytes as stored.
+    func compress(_ buffer: inout [UInt8], from payloadStart: Int) {
+        guard let level = compression.level else { return }
+        guard let dictionary = database.dictionaries.current else {
+            buffer.withUnsafeBytes {
+                database.offerDictionarySample(
+                    UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), compression: compression)
+            }
+            return
+        }
+        guard let cdict = dictionary.cdict(level: level) else { return }
+        _ = ZstdCompressionContext.with { context in
+            let shrunk = buffer.withUnsafeBytes {
+                context.compress(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), cdict: cdict, id: dictionary.id)
+            }
+            guard shrunk else { return }
+            buffer.replaceSubrange(payloadStart..., with: context.output)
+            buffer[1] |= RecordHeader.compressedPayloadFlag
+        }
+    }
+}

@@ -1,0 +1,71 @@
+/// One chunk of a removal loop: what it deletes, what that changes, and the engine for the reads
+/// a decision needs (the record a tag-index entry names, say).
+struct RemovalChunk {
+    /// The database's engine, current for the whole chunk (the exclusive write gate is held).
+    let engine: LevelDB
+    /// Whether removed keys are worth turning into ``KeyChange``s: only when something keeps
+    /// keys in memory (the object cache) or someone observes changes. A sweep over a million
+    /// records without either makes no key strings.
+    let tracksKeys: Bool
+    fileprivate let batch = LevelDBWriteBatch()
+    fileprivate var changes = ChangeList()
+
+    /// Deletes `key` (a record's or a system key's) in the chunk's atomic write, reporting
+    /// `change` (nil: a key no user sees, or one the caller does not track).
+    mutating func remove(_ key: UnsafeRawBufferPointer, reporting change: KeyChange? = nil) {
+        batch.delete(key: key)
+        if let change { changes.append(change) }
+    }
+}
+
+extension OpenDatabase {
+    /// How many keys a removal loop looks at per chunk. Each chunk holds the exclusive write
+    /// gate (a few milliseconds at this size), so writers never wait long.
+    static let removalChunkSize = 4_096
+
+    /// The one chunked removal loop: walks `range` in chunks of ``removalChunkSize`` keys, each
+    /// under the exclusive write gate with a fresh iterator (so what it sees is current and no
+    /// iterator stays open across writes), lets `visit` pick what to delete, and deletes it in
+    /// one atomic write per chunk through the write funnel. Every bulk removal uses it: a prefix
+    /// or a collection (`removeObjects(withPrefix:)`, `removeAllObjects()`), a tag, sweeps and
+    /// limits, and the tag index's pruning.
+    ///
+    /// Each chunk resumes just after the last key the previous one looked at. Keys written into
+    /// the range while the loop runs may or may not be visited.
+    ///
+    /// - Parameters:
+    ///   - range: The physical keys to walk.
+    ///   - visit: Looks at one key and its value; calls ``RemovalChunk/remove(_:reporting:)`` for
+    ///     what goes. What it sees is provisional until its chunk is written: a chunk that
+    ///     throws writes nothing.
+    /// - Throws: LevelDB's and the write gate's errors; what `visit` throws.
+    func removeInChunks(
+        _ range: KeyRange, sync: Bool,
+        _ visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ chunk: inout RemovalChunk) throws
+            -> Void
+    ) throws(ModelStoreError) {
+        var resumeKey = range.lowerBound
+        while true {
+            let tracksKeys = cache != nil || changes.isObserved
+            let next = try commitExclusively { hold -> [UInt8]? in
+                let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
+                try iterator.seek(to: resumeKey)
+                var chunk = RemovalChunk(engine: hold.engine, tracksKeys: tracksKeys)
+                var pastEnd = false
+                let (seen, lastKey) = try iterator.scanForward(limit: Self.removalChunkSize) { key, value in
+                    if range.isPastEnd(key, reverse: false) {
+                        pastEnd = true
+                        return false
+                    }
+                    try visit(key, value, &chunk)
+                    return true
+                }
+                if chunk.batch.count > 0 { try hold.write(.batch(chunk.batch), chunk.changes, sync: sync) }
+                guard !pastEnd, seen == Self.removalChunkSize, let lastKey else { return nil }
+                return lastKey + [0]  // the smallest key after the last one looked at
+            }
+            guard let next else { return }
+            resumeKey = next
+        }
+    }
+}

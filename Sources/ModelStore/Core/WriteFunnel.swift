@@ -1,0 +1,279 @@
+// MARK: - The write funnel
+//
+// Every write that changes a database's records reaches LevelDB here: sets, batches, imports,
+// `refresh`, `replaceMetadata`, removals of keys, prefixes, collections and tags, purges of
+// expired records by reads, sweeps and limits, the read-through's stores, and ModelStore's own
+// system records. A write arrives as what LevelDB must do (one put or delete, LevelDB's cheapest
+// calls, or one atomic batch) and the list of keys it changes and how (`KeyChange`). The funnel
+// takes the write gate, applies it, then does what every write owes the layers above: forgets
+// the keys in memory (object cache, remembered "not found", fail-safe throttle) and reports the
+// changes to observers. This is where a shared tier will publish invalidations, where index
+// entries will join a record's atomic write, and where payloads will be sealed.
+
+/// One key a write changes, and how.
+struct KeyChange {
+    /// The key, as the user wrote it.
+    var key: String
+    /// The key space it lives in.
+    var space: KeySpace
+    /// What happened to it.
+    var kind: ModelStore.Change.Kind
+    /// A removal whose report depends on what was stored: `.removed` for a live record,
+    /// `.expired` for an expired one, nothing for none. Resolved by the funnel, under the
+    /// exclusive write gate, only when someone observes changes.
+    var dependsOnStoredRecord = false
+    /// For a removal because the read-through's source has no such model: remember that until
+    /// `until` (seconds since the reference date, judged at `now`) instead of forgetting it.
+    var remembersNotFound: (until: Double, now: Double)?
+
+    init(
+        _ key: String, in space: KeySpace, _ kind: ModelStore.Change.Kind, dependsOnStoredRecord: Bool = false,
+        remembersNotFound: (until: Double, now: Double)? = nil
+    ) {
+        self.key = key
+        self.space = space
+        self.kind = kind
+        self.dependsOnStoredRecord = dependsOnStoredRecord
+        self.remembersNotFound = remembersNotFound
+    }
+
+    /// The change as observers see it.
+    var change: ModelStore.Change { ModelStore.Change(key: key, kind: kind, collection: space.collection) }
+}
+
+/// The keys one write changes: one change kept inline (no array for a single-key write), more in
+/// order, and whole prefixes of a key space (a removal by prefix forgets keys never stored too).
+struct ChangeList {
+    private var single: KeyChange?
+    private var many: [KeyChange] = []
+    /// Key spaces and key prefixes whose every key the write may have changed.
+    private(set) var prefixes: [(space: KeySpace, prefix: String)] = []
+
+    init() {}
+
+    init(_ change: KeyChange) {
+        single = change
+    }
+
+    var isEmpty: Bool { single == nil && many.isEmpty && prefixes.isEmpty }
+
+    var count: Int { single == nil ? many.count : 1 }
+
+    mutating func append(_ change: KeyChange) {
+        if single == nil, many.isEmpty {
+            single = change
+            return
+        }
+        if let first = single {
+            many.reserveCapacity(4)
+            many.append(first)
+            single = nil
+        }
+        many.append(change)
+    }
+
+    mutating func append(contentsOf other: ChangeList) {
+        other.forEach { append($0) }
+        prefixes += other.prefixes
+    }
+
+    mutating func forget(prefix: String, in space: KeySpace) {
+        prefixes.append((space, prefix))
+    }
+
+    func forEach(_ body: (KeyChange) throws -> Void) rethrows {
+        if let single { try body(single) }
+        for change in many { try body(change) }
+    }
+
+    /// Whether a change's report depends on the stored record.
+    var hasDependentReports: Bool {
+        if let single { return single.dependsOnStoredRecord }
+        return many.contains { $0.dependsOnStoredRecord }
+    }
+
+    /// The changes as observers see them.
+    var reports: [ModelStore.Change] {
+        var reports: [ModelStore.Change] = []
+        reports.reserveCapacity(count)
+        forEach { reports.append($0.change) }
+        return reports
+    }
+}
+
+/// What a write does to LevelDB.
+enum EngineWrite {
+    case put(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+    case delete(key: UnsafeRawBufferPointer)
+    case batch(LevelDBWriteBatch)
+
+    /// Applies the write to `engine`: the funnel's one call into LevelDB.
+    func apply(to engine: LevelDB, sync: Bool) throws {
+        switch self {
+        case let .put(key, value): try engine.put(key: key, value: value, sync: sync)
+        case let .delete(key): try engine.delete(key: key, sync: sync)
+        case let .batch(batch): try engine.write(batch, sync: sync)
+        }
+    }
+}
+
+/// A hold of the exclusive write gate: reads through ``engine`` stay current until the hold
+/// ends, because no other writer runs meanwhile. Writes go through ``write(_:_:sync:)``.
+struct ExclusiveWrite {
+    /// The database's engine, for the reads the write depends on.
+    let engine: LevelDB
+    /// What the hold wrote, reported when it ends.
+    fileprivate(set) var written = ChangeList()
+    /// What the hold tried to write, forgotten in memory even if the write failed.
+    fileprivate(set) var attempted = ChangeList()
+
+    /// Forgets `change`'s key in memory when the hold ends, without writing or reporting
+    /// anything: a rewrite that found nothing to rewrite still ends what memory holds of the key.
+    mutating func forget(_ change: KeyChange) {
+        attempted.append(change)
+    }
+
+    /// Applies `write`, which changes `changes`.
+    mutating func write(_ write: EngineWrite, _ changes: ChangeList, sync: Bool) throws {
+        attempted.append(contentsOf: changes)
+        try write.apply(to: engine, sync: sync)
+        written.append(contentsOf: changes)
+    }
+}
+
+extension OpenDatabase {
+    /// Applies `write`, which changes `changes`, under the shared write gate (LevelDB groups
+    /// concurrent writers itself), then forgets those keys in memory and reports the changes.
+    ///
+    /// When someone observes changes and a removal's report depends on the stored record, the
+    /// records are read and the write applied under the exclusive gate instead, so the reports
+    /// say what the write really removed.
+    ///
+    /// - Throws: What the write gate throws (``ModelStoreError/writesDisabled(path:message:)``
+    ///   after an earlier failure, ``ModelStoreError/closed(path:)``, a removed directory) or
+    ///   LevelDB's error; the keys are forgotten in memory either way.
+    ///
+    /// - Parameter reader: How the scope that writes judges expiry (its policy and clock), for
+    ///   reports that depend on the stored record; nil for writes that have none.
+    func commit(
+        _ write: EngineWrite, _ changes: ChangeList, sync: Bool, judgedBy reader: RecordReader? = nil
+    ) throws(ModelStoreError) {
+        if let reader, self.changes.isObserved, changes.hasDependentReports {
+            try commitExclusively { hold in
+                let resolved = try Self.resolve(changes, in: hold.engine, judgedBy: reader)
+                try hold.write(write, resolved, sync: sync)
+            }
+            return
+        }
+        defer { forget(changes) }
+        try self.write { engine in try write.apply(to: engine, sync: sync) }
+        report(changes)
+    }
+
+    /// Stores one of ModelStore's own system records (a compression dictionary, a recorded
+    /// policy) through the funnel: it changes no user's key.
+    func commitSystemRecord(key: [UInt8], value: [UInt8], sync: Bool) throws(ModelStoreError) {
+        do {
+            try key.withUnsafeBytes { key in
+                try value.withUnsafeBytes { value in try commit(.put(key: key, value: value), ChangeList(), sync: sync) }
+            }
+        } catch let error as ModelStoreError {
+            throw error
+        } catch {
+            throw .io(path: path, message: String(describing: error))
+        }
+    }
+
+    /// Runs `body` under the exclusive write gate, for a write that depends on what it reads
+    /// (a purge, a rewrite, a chunk of a removal loop); what `body` writes through the hold is
+    /// forgotten in memory before the gate is let go (so a remembered "not found" is set before
+    /// any later write can forget it) and reported after, even if `body` then throws.
+    ///
+    /// An error `body` throws counts as a failed write and disables the database's writes (see
+    /// ``write(_:)``): a refusal of the caller's (a damaged record, say) is returned, not thrown.
+    func commitExclusively<Result>(_ body: (inout ExclusiveWrite) throws -> Result) throws(ModelStoreError) -> Result {
+        var written = ChangeList()
+        defer { report(written) }
+        return try exclusiveWrite { engine in
+            var hold = ExclusiveWrite(engine: engine)
+            defer {
+                forget(hold.attempted)
+                written = hold.written
+            }
+            return try body(&hold)
+        }
+    }
+
+    /// Forgets, in memory, every key of `space` that starts with `prefix`: after a removal by
+    /// prefix (or of a whole key space), whose chunks named only the records they removed, so
+    /// that a remembered "not found" of a key never stored goes too.
+    func didRemove(prefix: String, in space: KeySpace) {
+        invalidate(prefix: prefix, in: space)
+    }
+
+    /// Forgets every key of `changes` in memory: decoded models, remembered "not found" answers
+    /// and fail-safe throttles.
+    private func forget(_ changes: ChangeList) {
+        guard !changes.isEmpty else { return }
+        if changes.count == 1 {
+            changes.forEach { forget($0) }
+        } else if changes.count > 1 {
+            var keys: [String] = []
+            var spaces: [KeySpace] = []
+            keys.reserveCapacity(changes.count)
+            spaces.reserveCapacity(changes.count)
+            changes.forEach {
+                guard $0.remembersNotFound == nil else { return forget($0) }
+                keys.append($0.key)
+                spaces.append($0.space)
+            }
+            invalidate(keys, spaces: spaces)
+        }
+        for (space, prefix) in changes.prefixes { invalidate(prefix: prefix, in: space) }
+    }
+
+    /// Forgets one key in memory, or for a removal the source asked for, remembers it as not found.
+    private func forget(_ change: KeyChange) {
+        guard let notFound = change.remembersNotFound else { return invalidate(change.key, in: change.space) }
+        cache?.invalidate(change.key, in: change.space)
+        failSafe.forget(change.key, in: change.space)
+        self.notFound.remember(change.key, in: change.space, until: notFound.until, now: notFound.now)
+    }
+
+    /// Reports `changes` to observers; a write with no observer pays one check.
+    private func report(_ changes: ChangeList) {
+        guard self.changes.isObserved, changes.count > 0 else { return }
+        self.changes.publish(changes.reports)
+    }
+
+    /// The changes of a write about to be applied, with each removal whose report depends on the
+    /// stored record resolved by reading it (after the write's earlier operations on the same
+    /// key, which are told apart by their bytes): live `.removed`, expired `.expired`, none left out.
+    private static func resolve(
+        _ changes: ChangeList, in engine: LevelDB, judgedBy reader: RecordReader
+    ) throws -> ChangeList {
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        var earlier: [ByteKey: RecordState] = [:]  // state after the write's earlier operations
+        var resolved = ChangeList()
+        for prefix in changes.prefixes { resolved.forget(prefix: prefix.prefix, in: prefix.space) }
+        try changes.forEach { change in
+            let byteKey = ByteKey(change.key, in: change.space)
+            guard change.dependsOnStoredRecord else {
+                earlier[byteKey] = change.kind == .set ? .live : .missing
+                resolved.append(change)
+                return
+            }
+            let state = try earlier[byteKey] ?? change.space.withPhysicalKey(change.key) { keyBytes in
+                try engine.withValue(forKey: keyBytes) { RecordState($0, key: keyBytes, now: now, timeToLive: timeToLive) }
+            }
+            earlier[byteKey] = .missing
+            switch state {
+            case .live: resolved.append(KeyChange(change.key, in: change.space, .removed))
+            case .expired: resolved.append(KeyChange(change.key, in: change.space, .expired))
+            case .missing: break
+            }
+        }
+        return resolved
+    }
+}

@@ -1,0 +1,55 @@
+extension Scope {
+    /// Removes every record written with `tag` whose current version still carries it, in every
+    /// collection of the database, and returns how many were live; expired ones go too, reported
+    /// `.expired`.
+    ///
+    /// The chunked removal loop walks the tag's index entries, each chunk under the exclusive
+    /// write gate, so a record a concurrent writer replaces between the read and the removal is
+    /// never deleted by mistake. Each entry is dropped whether or not its record still carries
+    /// the tag (an entry left by an overwrite or a removal). A record that fails its checksum is
+    /// left for reads to report as damaged: its tags section cannot be trusted.
+    func removeObjects(taggedWith tag: String) throws -> Int {
+        let database = try open()
+        _ = try TagIndex.validated([tag])
+        let prefix = TagIndex.prefix(of: tag)
+        let now = reader.now()
+        let timeToLive = reader.timeToLive
+        var live = 0
+        try database.removeInChunks(
+            KeyRange(lowerBound: prefix, upperBound: KeyRange.successor(ofPrefix: prefix)), sync: configuration.syncWrites
+        ) { entry, _, chunk in
+            chunk.remove(entry)
+            let recordKey = UnsafeRawBufferPointer(rebasing: entry[prefix.count...])
+            let state = try chunk.engine.withValue(forKey: recordKey) { record -> RecordState? in
+                guard let record, let header = RecordHeader(parsing: record),
+                    header.checksumMatches(value: record, key: recordKey)
+                else { return nil }
+                guard TagIndex.section(UnsafeRawBufferPointer(rebasing: record[header.tagsRange]), contains: tag) else {
+                    return nil
+                }
+                return header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
+            }
+            guard let state, let (space, key) = KeySpace.split(recordKey) else { return }
+            if state == .live { live += 1 }
+            // Always reported: the keys are forgotten in memory whatever caches the database keeps.
+            chunk.remove(recordKey, reporting: KeyChange(key, in: space, state == .live ? .removed : .expired))
+        }
+        return live
+    }
+}
+
+extension OpenDatabase {
+    /// Drops tag-index entries whose record is gone (removed, expired and swept) or no longer
+    /// carries the tag (overwritten without it), so the index stays as large as the tagged records
+    /// it describes: sweeps call it after removing records. Through the chunked removal loop, so
+    /// an entry a concurrent tagged write has just written with its record is never dropped.
+    ///
+    /// - Complexity: O(*n*) in the tag index's entries; nothing when no record was ever tagged.
+    func pruneTagIndex(sync: Bool) throws(ModelStoreError) {
+        let indexPrefix: [UInt8] = [TagIndex.systemPrefix, TagIndex.kind]
+        let range = KeyRange(lowerBound: indexPrefix, upperBound: KeyRange.successor(ofPrefix: indexPrefix))
+        try removeInChunks(range, sync: sync) { entry, _, chunk in
+            if try !TagIndex.entryIsCurrent(entry, engine: chunk.engine) { chunk.remove(entry) }
+        }
+    }
+}
