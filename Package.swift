@@ -121,7 +121,10 @@ let package = Package(
         .executableTarget(
             name: "ModelStoreTestHelper",
             // CLevelDB: a mode holds a database through LevelDB's C API, as a foreign program would.
-            dependencies: ["ModelStore", "CLevelDB", .product(name: "Logging", package: "swift-log")],
+            // ModelStoreTestSupport: the records and seeded generator the crash tests check it by.
+            dependencies: [
+                "ModelStore", "CLevelDB", "ModelStoreTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/ModelStoreTestHelper",
             swiftSettings: strictSettings
         ),
@@ -146,9 +149,12 @@ let package = Package(
             path: "Examples/ImportJob",
             swiftSettings: strictSettings
         ),
-        // What every test target shares: which tests are long (`make test-quick` leaves them out).
+        // What every test target and the test helper share: temporary directories and fixtures,
+        // clocks, the seeded generator, the one way to run a child process, the crash tests'
+        // records, and which tests are long (`make test-quick` leaves them out). Not a product.
         .target(
             name: "ModelStoreTestSupport",
+            dependencies: ["ModelStore"],
             path: "Tests/ModelStoreTestSupport",
             swiftSettings: strictSettings
         ),
