@@ -1,23 +1,9 @@
 import Foundation
+import IntegrationTestSupport
 import ModelStore
 import UserAPI
 import UserClient
 import UserServer
-
-/// A clock the test moves by hand, so expiry is tested without sleeping.
-final class TestClock: @unchecked Sendable {
-    // @unchecked: `current` is only touched under `lock`.
-    private let lock = NSLock()
-    private var current = Date(timeIntervalSinceReferenceDate: 800_000_000)
-
-    var now: Date {
-        lock.withLock { current }
-    }
-
-    func advance(by seconds: TimeInterval) {
-        lock.withLock { current += seconds }
-    }
-}
 
 /// One test's world: a user server on a free loopback port (its users in a database of its
 /// own), a client store in a fresh temporary directory with a hand-moved clock, and a client
