@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking  // URLSession lives here on Linux
 #endif
+import IntegrationTestSupport
 import ModelStore
 import Testing
 import UserAPI
