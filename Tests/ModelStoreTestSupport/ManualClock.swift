@@ -1,5 +1,5 @@
 import Foundation
-package import ModelStore
+import ModelStore
 
 /// A read-through clock the test advances by hand: ``sleep(for:)`` suspends until
 /// ``advance(by:)`` passes its deadline (or its task is cancelled), so timeouts are tested
