@@ -1,7 +1,7 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
 
-.PHONY: dependencies demo test test-quick test-examples test-integrations bench bench-full bench-drivers bench-concurrency
+.PHONY: dependencies demo build test test-quick build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency
 
 dependencies:
 	@./scripts/install-dependencies
@@ -10,29 +10,40 @@ dependencies:
 demo: dependencies
 	$(SWIFT) run modelstore-demo
 
+# Builds the package with its tests (what `make test` runs first).
+build: dependencies
+	$(SWIFT) build --build-tests
+
 # Builds and runs the whole test suite. The output goes to .build/test-output.log; the console
 # gets failures, the summary and the slowest tests (scripts/run-tests).
-test: dependencies
-	$(SWIFT) build --build-tests
+test: build
 	SWIFT=$(SWIFT) ./scripts/run-tests
 
 # The suite without the long crash, soak and fuzz tests (those marked `.long`): for iterating.
-test-quick: dependencies
-	$(SWIFT) build --build-tests
+test-quick: build
 	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests
 
-# Builds and tests the ServerFetched example package (server and client on loopback).
-test-examples: dependencies
-	cd Examples/ServerFetched && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+# Builds the Integrations package: the Hummingbird and Vapor drivers (it turns on both traits,
+# so it is the one place that builds the two frameworks), their tests, and the ServerFetched
+# example with its tests (the example's package depends on the same ModelStore, swift-nio and
+# Hummingbird, so all of it is built once, here).
+build-integrations: dependencies
+	cd Integrations && $(SWIFT) build --build-tests
 
-# Builds and tests the Hummingbird and Vapor drivers (the Integrations package turns on both
-# traits, so this is the one place that builds the two frameworks) over loopback.
+# Tests the ServerFetched example (server and client on loopback), built by build-integrations.
+# Output: Integrations/.build/examples-output.log; the console gets the summary and slowest tests.
+test-examples: build-integrations
+	cd Integrations && SWIFT=$(SWIFT) TEST_LOG=.build/examples-output.log ../scripts/run-tests \
+		--filter ServerFetchedTests
+
+# Tests the Hummingbird and Vapor drivers over loopback (Integrations/.build/integrations-output.log).
 # One test at a time (0.4 s either way): once in about 40 runs, two servers accepting their
 # first connections at the same moment crashed inside the Swift 6.3.1 runtime while both
 # instantiated NIO's generic HTTP types (SIGSEGV in swift_checkMetadataState under Vapor's
 # addVaporHTTP1Handlers, no ModelStore frame on any thread).
-test-integrations: dependencies
-	cd Integrations && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build --no-parallel
+test-integrations: build-integrations
+	cd Integrations && SWIFT=$(SWIFT) TEST_LOG=.build/integrations-output.log ../scripts/run-tests \
+		--no-parallel --skip ServerFetchedTests
 
 # Benchmarks against LevelDB's C API and GRDB (a nested package); prints markdown tables.
 bench: dependencies

@@ -20,9 +20,10 @@ let package = Package(
         // Empty unless the package is used with the trait of the same framework.
         .library(name: "ModelStoreHummingbird", targets: ["ModelStoreHummingbird"]),
         .library(name: "ModelStoreVapor", targets: ["ModelStoreVapor"]),
-        .executable(name: "modelstore-demo", targets: ["QuickStart"]),
         .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
-        .executable(name: "modelstore-import", targets: ["ImportJob"]),
+        // The examples are no products: a root package's executable targets still build and run
+        // by their target names (`swift run modelstore-demo`, `swift run modelstore-import`),
+        // and a package that depends on ModelStore never sees them.
     ],
     // The framework drivers are opt-in: a package that depends on ModelStore without these traits
     // never resolves, fetches or builds Hummingbird or Vapor (measured; see README, "Use with
@@ -39,14 +40,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Only with the Vapor trait.
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
-        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
-        .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         // Only for `swift package generate-documentation`; nothing links against it.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -111,8 +112,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The quick-start demo (`make demo`); named as its command, since the target names the executable.
         .executableTarget(
-            name: "QuickStart",
+            name: "modelstore-demo",
             dependencies: ["ModelStore"],
             path: "Examples/QuickStart",
             swiftSettings: strictSettings
@@ -121,7 +123,10 @@ let package = Package(
         .executableTarget(
             name: "ModelStoreTestHelper",
             // CLevelDB: a mode holds a database through LevelDB's C API, as a foreign program would.
-            dependencies: ["ModelStore", "CLevelDB", .product(name: "Logging", package: "swift-log")],
+            // ModelStoreTestSupport: the records and seeded generator the crash tests check it by.
+            dependencies: [
+                "ModelStore", "CLevelDB", "ModelStoreTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/ModelStoreTestHelper",
             swiftSettings: strictSettings
         ),
@@ -135,8 +140,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The import job example; named as its command, like the demo.
         .executableTarget(
-            name: "ImportJob",
+            name: "modelstore-import",
             dependencies: [
                 "ModelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,16 +152,19 @@ let package = Package(
             path: "Examples/ImportJob",
             swiftSettings: strictSettings
         ),
-        // What every test target shares: which tests are long (`make test-quick` leaves them out).
+        // What every test target and the test helper share: temporary directories and fixtures,
+        // clocks, the seeded generator, the one way to run a child process, the crash tests'
+        // records, and which tests are long (`make test-quick` leaves them out). Not a product.
         .target(
             name: "ModelStoreTestSupport",
+            dependencies: ["ModelStore"],
             path: "Tests/ModelStoreTestSupport",
             swiftSettings: strictSettings
         ),
         // Runs the built `modelstore` and `modelstore-import` executables on real stores.
         .testTarget(
             name: "ModelStoreCLITests",
-            dependencies: ["ModelStore", "ModelStoreCLI", "ImportJob", "ModelStoreTestSupport"],
+            dependencies: ["ModelStore", "ModelStoreCLI", "modelstore-import", "ModelStoreTestSupport"],
             swiftSettings: strictSettings
         ),
         // README.md's Swift examples, extracted by scripts/extract-readme-snippets: building

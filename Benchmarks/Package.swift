@@ -24,9 +24,9 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "ModelStore", path: "../"),
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Only for the read-through workload's "metrics on" rows: a backend to bootstrap.
-        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // LevelDB's C API for the baseline contenders. The root package's CLevelDB module is

@@ -1,9 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The framework drivers' tests and benchmark, in a package of their own: it is the only place
-// that builds ModelStore with both driver traits, so `make test` at the root never builds
-// Hummingbird or Vapor, and this package builds each framework once for all its targets.
+// The framework drivers' tests and benchmark, and the ServerFetched example's tests, in a package
+// of their own: it is the only place that builds ModelStore with the driver traits, so `make test`
+// at the root never builds Hummingbird or Vapor, and this package builds each framework (and
+// ModelStore, and the example) once for all its targets.
 
 /// The same upcoming features the root package turns on for every target.
 let strictSettings: [SwiftSetting] = [
@@ -14,7 +15,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ModelStoreIntegrations",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // the ServerFetched example's
     dependencies: [
         // Exactly as an application adds the drivers: the traits switch them on.
         .package(name: "ModelStore", path: "..", traits: ["Hummingbird", "Vapor"]),
@@ -23,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The example's server and client, for ServerFetchedTests (its own package has no tests).
+        .package(name: "ServerFetched", path: "../Examples/ServerFetched"),
     ],
     targets: [
         // `make bench-drivers`: a Hummingbird app behind wrk, with no cache, the memory driver and
@@ -37,16 +40,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The temporary directory and clock both drivers' tests use.
+        // The temporary directory and clock the drivers' and the example's tests use.
         .target(
-            name: "DriverTestSupport",
+            name: "IntegrationTestSupport",
             dependencies: [.product(name: "ModelStore", package: "ModelStore")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "HummingbirdDriverTests",
             dependencies: [
-                "DriverTestSupport",
+                "IntegrationTestSupport",
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "ModelStoreHummingbird", package: "ModelStore"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -80,10 +83,22 @@ let package = Package(
         .testTarget(
             name: "VaporDriverTests",
             dependencies: [
-                "DriverTestSupport",
+                "IntegrationTestSupport",
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "ModelStoreVapor", package: "ModelStore"),
                 .product(name: "Vapor", package: "vapor"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Examples/ServerFetched's server and client, for real on loopback (`make test-examples`).
+        .testTarget(
+            name: "ServerFetchedTests",
+            dependencies: [
+                "IntegrationTestSupport",
+                .product(name: "UserAPI", package: "ServerFetched"),
+                .product(name: "UserServer", package: "ServerFetched"),
+                .product(name: "UserClient", package: "ServerFetched"),
+                .product(name: "ModelStore", package: "ModelStore"),
             ],
             swiftSettings: strictSettings
         ),

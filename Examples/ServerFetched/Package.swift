@@ -2,7 +2,9 @@
 import PackageDescription
 
 // A nested package, so that ModelStore itself never depends on Hummingbird: only this example
-// resolves and builds the HTTP server.
+// resolves and builds the HTTP server. Its tests live in the Integrations package, which depends
+// on this one by path, so CI builds swift-nio, Hummingbird and ModelStore once for both
+// (`make test-examples`).
 
 /// The same upcoming features the root package turns on for every target.
 let strictSettings: [SwiftSetting] = [
@@ -17,12 +19,16 @@ let package = Package(
     products: [
         .executable(name: "user-server", targets: ["UserServerCommand"]),
         .executable(name: "user-client", targets: ["UserClientCommand"]),
+        // For the tests in Integrations/Tests/ServerFetchedTests.
+        .library(name: "UserAPI", targets: ["UserAPI"]),
+        .library(name: "UserServer", targets: ["UserServer"]),
+        .library(name: "UserClient", targets: ["UserClient"]),
     ],
     dependencies: [
         // The Hummingbird trait turns on ModelStore's persist driver (ModelStoreHummingbird).
         .package(name: "ModelStore", path: "../..", traits: ["Hummingbird"]),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // No default traits: the example needs neither swift-configuration nor full Foundation
         // in the server, and leaving them out shortens the (already long) first build.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -57,11 +63,6 @@ let package = Package(
         .executableTarget(
             name: "UserClientCommand",
             dependencies: ["UserAPI", "UserClient", .product(name: "ModelStore", package: "ModelStore")],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ServerFetchedTests",
-            dependencies: ["UserAPI", "UserServer", "UserClient", .product(name: "ModelStore", package: "ModelStore")],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,19 +1,6 @@
 import Foundation
 import ModelStore
-
-/// A model for the compression crash test: repetitive enough that a trained dictionary
-/// compresses it, and a pure function of its number, so the test knows what each key holds.
-struct CompressibleRecord: Codable, Equatable, Sendable {
-    var number: Int
-    var owner: String
-    var notes: String
-
-    init(number: Int) {
-        self.number = number
-        owner = "owner-\(number % 13)@example.com"
-        notes = (0..<8).map { "note \($0) about record \(number % 97) kept safe and fast" }.joined(separator: "; ")
-    }
-}
+import ModelStoreTestSupport
 
 /// `write-compressed ROOT NAME SAMPLES`: opens NAME with record compression (a dictionary
 /// from SAMPLES records) and writes records 0, 1, 2, … until killed: single sets, and every

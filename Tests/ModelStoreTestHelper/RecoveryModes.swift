@@ -1,4 +1,4 @@
-// Helper modes for the repair, delete and lock tests (Tests/ModelStoreTests/Reliability):
+// Helper modes for the repair, delete and lock tests (Tests/ModelStoreTests/Reliability, Recovery and Database):
 //
 //   repair ROOT NAME named|policy [watch-lost]   print "ready", then repair NAME with
 //        `ModelStore.repair(named:in:)` (named) or by opening it with `corruptionPolicy = .repair`

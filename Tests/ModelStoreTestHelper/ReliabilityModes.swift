@@ -14,6 +14,7 @@
 //        nobody if asked) and print "ok N" (records among k0...k99) or "error CASE MESSAGE".
 import Foundation
 import ModelStore
+import ModelStoreTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -48,7 +49,7 @@ func writeMixed(root: String, name: String, start: Int, seed: UInt64, sync: Bool
     configuration.syncWrites = sync
     let store = try ModelStore(name: name, policy: .never, configuration: configuration)
     say("ready")
-    var random = HelperGenerator(state: seed)
+    var random = SeededGenerator(seed: seed)
     var op = start
     while true {
         let key = "m\(Int.random(in: 0..<64, using: &random))"
@@ -77,14 +78,14 @@ func writeMixed(root: String, name: String, start: Int, seed: UInt64, sync: Bool
 }
 
 /// Distinct random keys among m0...m63.
-func randomKeys(_ count: Int, random: inout HelperGenerator) -> [String] {
+func randomKeys(_ count: Int, random: inout SeededGenerator) -> [String] {
     var keys = Set<String>()
     while keys.count < count { keys.insert("m\(Int.random(in: 0..<64, using: &random))") }
     return keys.sorted()
 }
 
 /// One atomic batch of sets and removals (on disjoint keys).
-func writeBatch(_ store: ModelStore, op: Int, random: inout HelperGenerator) throws {
+func writeBatch(_ store: ModelStore, op: Int, random: inout SeededGenerator) throws {
     let keys = randomKeys(Int.random(in: 2...12, using: &random), random: &random)
     let split = Int.random(in: 1...keys.count, using: &random)
     let (sets, removals) = (Array(keys[..<split]), Array(keys[split...]))
@@ -98,7 +99,7 @@ func writeBatch(_ store: ModelStore, op: Int, random: inout HelperGenerator) thr
 /// A bulk import of 2-4 chunks of 4 models; each chunk is its own operation, acknowledged
 /// from the import's progress callback (called after the chunk was committed). Returns the
 /// next operation number.
-func importChunks(_ store: ModelStore, firstOp: Int, random: inout HelperGenerator) throws -> Int {
+func importChunks(_ store: ModelStore, firstOp: Int, random: inout SeededGenerator) throws -> Int {
     let chunkCount = Int.random(in: 2...4, using: &random)
     let chunks = (0..<chunkCount).map { _ in randomKeys(4, random: &random) }
     let items = chunks.enumerated().flatMap { index, keys in
@@ -149,7 +150,7 @@ func fillUntilFull(root: String, name: String, limit: Int) throws {
     guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limits) == 0 else { say("error setrlimit"); exit(1) }
 
     let store = try ModelStore(name: name, policy: .never, configuration: configuration(root: root))
-    var random = HelperGenerator(state: 7)
+    var random = SeededGenerator(seed: 7)
     var acked = 0
     while true {
         let value = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) })  // incompressible

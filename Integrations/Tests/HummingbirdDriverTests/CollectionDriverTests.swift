@@ -1,4 +1,4 @@
-import DriverTestSupport
+import IntegrationTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdAuth

@@ -1,4 +1,4 @@
-import DriverTestSupport
+import IntegrationTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -9,19 +9,6 @@ import ModelStoreTestSupport
 /// off, and no record names a dictionary the database lacks.
 @Suite("Crash safety: SIGKILL around record compression", .serialized)
 struct CompressionCrashTests {
-    /// The helper's `CompressibleRecord`, field for field.
-    struct CompressibleRecord: Codable, Equatable {
-        var number: Int
-        var owner: String
-        var notes: String
-
-        init(number: Int) {
-            self.number = number
-            owner = "owner-\(number % 13)@example.com"
-            notes = (0..<8).map { "note \($0) about record \(number % 97) kept safe and fast" }.joined(separator: "; ")
-        }
-    }
-
     static let samples = 100
 
     @Test("Acknowledged records survive SIGKILL before, during and after the training (16 rounds)", .long)
@@ -34,7 +21,7 @@ struct CompressionCrashTests {
         let targets = [20, 95, 99, 100, 101, 102, 104, 108, 112, 120, 140, 170, 220, 300, 400, 600]
         for (round, target) in targets.enumerated() {
             let fixture = Fixture()
-            let helper = try KillableHelper(["write-compressed", fixture.directory.path, "db", "\(Self.samples)"])
+            let helper = try ChildProcess.testHelper(["write-compressed", fixture.directory.path, "db", "\(Self.samples)"])
             var acknowledged = -1
             while acknowledged < target, let line = helper.readLine() {
                 guard line.hasPrefix("ack "), let number = Int(line.dropFirst(4)) else {

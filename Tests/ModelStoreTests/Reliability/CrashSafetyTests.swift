@@ -48,7 +48,7 @@ struct CrashSafetyTests {
             let before = try fixture.crashState()
             var arguments = ["write-mixed", fixture.directory.path, "db", "\(nextOp)", "\(random.next())"]
             if sync { arguments.append("sync") }
-            let helper = try KillableHelper(arguments)
+            let helper = try ChildProcess.testHelper(arguments)
             var lines: [String] = []
             if round % 5 == 4 {
                 // Now and then kill at any moment, possibly while the database is opening.

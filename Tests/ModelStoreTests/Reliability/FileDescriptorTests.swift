@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// Running out of file descriptors gives a clear `io` error that names the cause, and the
 /// store recovers once descriptors are available again. The limit is lowered in a helper
@@ -10,7 +11,7 @@ struct FileDescriptorTests {
     @Test("Opening databases and reading tables without descriptors throws io mentioning too many open files; both work again afterwards")
     func exhaustedDescriptors() throws {
         let fixture = Fixture()
-        let lines = try KillableHelper.run(["fd-exhaust", fixture.directory.path, "big"])
+        let lines = try ChildProcess.runTestHelper(["fd-exhaust", fixture.directory.path, "big"])
         func line(_ prefix: String) -> String? { lines.first { $0.hasPrefix(prefix + " ") } }
 
         let openFailure = try #require(line("open-failed"), "\(lines)")

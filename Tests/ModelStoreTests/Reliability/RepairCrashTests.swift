@@ -78,7 +78,7 @@ struct RepairCrashTests {
         let expected = try Self.finishedRepairOutcome(pristine, way)
         let copy = SampleDatabase(copying: pristine, as: "copy")
         try FileDamage.copyDatabase(pristine.url, to: copy.url)
-        let helper = try KillableHelper(Self.repairArguments(fixture, "copy", way) + ["watch-lost"])
+        let helper = try ChildProcess.testHelper(Self.repairArguments(fixture, "copy", way) + ["watch-lost"])
         let lines = helper.finish()
         #expect(helper.process.terminationReason == .uncaughtSignal, "not killed: \(lines)")
         #expect(!FileDamage.files(.writeAheadLog, in: copy.url.appendingPathComponent("lost")).isEmpty)
@@ -94,7 +94,7 @@ struct RepairCrashTests {
         let steps: [CrashPoint] = [.repairBackedUp, .repairScrubbed, .repairRepaired, .repairCommitted]
         for step in steps {
             try FileDamage.copyDatabase(pristine.url, to: copy.url)
-            let helper = try KillableHelper(
+            let helper = try ChildProcess.testHelper(
                 Self.repairArguments(fixture, "copy", way), environment: ["MODELSTORE_TEST_CRASH_AT": step.rawValue])
             let lines = helper.finish()
             #expect(helper.process.terminationReason == .uncaughtSignal, "\(step): not killed: \(lines)")
@@ -109,7 +109,7 @@ struct RepairCrashTests {
         let copy = SampleDatabase(copying: pristine, as: "copy")
         try FileDamage.copyDatabase(pristine.url, to: copy.url)
         for step in [CrashPoint.repairRepaired, .restoreEmptied, .repairScrubbed, .restoreEmptied] {
-            let helper = try KillableHelper(
+            let helper = try ChildProcess.testHelper(
                 Self.repairArguments(fixture, "copy", .named), environment: ["MODELSTORE_TEST_CRASH_AT": step.rawValue])
             _ = helper.finish()
             #expect(helper.process.terminationReason == .uncaughtSignal, "\(step): not killed")
@@ -129,7 +129,7 @@ struct RepairCrashTests {
             for round in 0..<10 {
                 try FileDamage.copyDatabase(pristine.url, to: copy.url)
                 for _ in 0..<Int.random(in: 1...3, using: &random) {
-                    let helper = try KillableHelper(Self.repairArguments(fixture, "copy", way))
+                    let helper = try ChildProcess.testHelper(Self.repairArguments(fixture, "copy", way))
                     #expect(helper.readLine() == "ready")
                     usleep(UInt32.random(in: 0..<150_000, using: &random))
                     helper.kill()
@@ -145,7 +145,7 @@ struct RepairCrashTests {
     func nextRepairFinishesTheJob() throws {
         let fixture = Fixture()
         let sample = try Self.makeDatabase(fixture, name: "db", tables: 1_000, log: 2_000, way: .named)
-        let helper = try KillableHelper(
+        let helper = try ChildProcess.testHelper(
             Self.repairArguments(fixture, "db", .named),
             environment: ["MODELSTORE_TEST_CRASH_AT": CrashPoint.repairRepaired.rawValue])
         _ = helper.finish()

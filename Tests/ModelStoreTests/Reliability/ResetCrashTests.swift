@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// `.reset` deletes several files; a kill in between must not leave part of the data for a
 /// later open to bring back or to report as damage.
@@ -10,7 +11,7 @@ struct ResetCrashTests {
     private func interruptedReset(_ fixture: Fixture) throws -> SampleDatabase {
         let sample = try SampleDatabase(fixture, count: 500, placement: .tables)
         try FileDamage.overwrite(sample.url.path + "/CURRENT", with: Array("garbage\n".utf8))
-        let helper = try KillableHelper(
+        let helper = try ChildProcess.testHelper(
             ["open-with-policy", fixture.directory.path, "db", "reset"],
             environment: ["MODELSTORE_TEST_CRASH_AT": CrashPoint.resetStarted.rawValue])
         let lines = helper.finish()

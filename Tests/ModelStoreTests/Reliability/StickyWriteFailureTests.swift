@@ -113,7 +113,7 @@ struct StickyWriteFailureTests {
     @Test("Past RLIMIT_FSIZE (in a helper process) the failed write throws io and later writes throw writesDisabled; acknowledged writes survive", .long)
     func fileSizeLimit() throws {
         let fixture = Fixture()
-        let lines = try KillableHelper.run(["fill-until-full", fixture.directory.path, "db", "\(1 << 20)"])
+        let lines = try ChildProcess.runTestHelper(["fill-until-full", fixture.directory.path, "db", "\(1 << 20)"])
         let fields = Dictionary(lines.map { line in
             let parts = line.split(separator: " ", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")

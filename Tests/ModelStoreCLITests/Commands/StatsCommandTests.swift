@@ -1,0 +1,106 @@
+import Foundation
+import ModelStore
+import Testing
+import ModelStoreTestSupport
+
+/// `modelstore stats`.
+@Suite struct StatsCommandTests {
+    /// The part of `stats --json` the tests check.
+    struct Report: Decodable {
+        /// `records`.
+        struct Records: Decodable {
+            let total: Int
+            let live: Int
+            let expired: Int
+        }
+
+        /// `sizes`.
+        struct Sizes: Decodable {
+            let approximate: UInt64
+            let onDisk: UInt64
+            let files: Int
+        }
+
+        let name: String
+        let policy: String
+        let records: Records
+        let sizes: Sizes
+        let leveldbStats: String
+    }
+
+    /// Two records stored two hours ago and one just now.
+    private func makeStore() throws -> StoreFixture {
+        let fixture = StoreFixture()
+        try fixture.write(["old:1": Book.sample(), "old:2": Book.sample()], in: "books", storedAgo: 7_200)
+        try fixture.write(["new:1": Book.sample()], in: "books")
+        return fixture
+    }
+
+    @Test func countsLiveAndExpiredRecordsUnderThePolicyGiven() throws {
+        let fixture = try makeStore()
+
+        let hourly = try ToolProcess.modelstore(
+            ["stats", "books", "--policy", "middle", "--json"] + fixture.rootArguments)
+        #expect(hourly.status == 0)
+        let report = try hourly.decode(Report.self)
+        #expect(report.name == "books")
+        #expect(report.policy == "middle (1 hour)")
+        #expect((report.records.total, report.records.live, report.records.expired) == (3, 1, 2))
+        #expect(report.sizes.onDisk > 0 && report.sizes.files > 0)
+        #expect(report.leveldbStats.contains("Level"))
+
+        let never = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments).decode(Report.self)
+        #expect((never.records.live, never.records.expired) == (3, 0))
+
+        // Counting expired records must not remove them.
+        let again = try ToolProcess.modelstore(["stats", "books", "--policy", "60", "--json"] + fixture.rootArguments)
+        #expect(try again.decode(Report.self).records.total == 3)
+    }
+
+    @Test func plainOutputShowsCountsSizesAndLevelDBStatistics() throws {
+        let fixture = try makeStore()
+        let result = try ToolProcess.modelstore(["stats", "books", "--policy", "middle"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("records      3"))
+        #expect(result.stdout.contains("live       1"))
+        #expect(result.stdout.contains("expired    2"))
+        #expect(result.stdout.contains("on disk"))
+        #expect(result.stdout.contains("LevelDB statistics:"))
+    }
+
+    @Test func statsSaysWhichPolicyItAssumedForExpired() throws {
+        let fixture = try makeStore()
+        // The fixture's program opened the database with `.never`, which it records.
+        let text = try ToolProcess.modelstore(["stats", "books"] + fixture.rootArguments)
+        #expect(text.stdout.contains("expired    0  (under policy never, recorded in the database)"))
+        let recorded = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments)
+        let document = try #require(try recorded.json() as? [String: Any])
+        #expect(document["policy"] as? String == "never")
+        #expect(document["policyIsDefault"] as? Bool == true)
+        #expect(document["policySource"] as? String == "recorded")
+        let chosen = try ToolProcess.modelstore(
+            ["stats", "books", "--policy", "middle", "--json"] + fixture.rootArguments)
+        let chosenDocument = try #require(try chosen.json() as? [String: Any])
+        #expect(chosenDocument["policyIsDefault"] as? Bool == false)
+        #expect(chosenDocument["policySource"] as? String == "option")
+        let chosenText = try ToolProcess.modelstore(["stats", "books", "--policy", "middle"] + fixture.rootArguments)
+        #expect(chosenText.stdout.contains("expired    2  (under policy middle (1 hour), given with --policy)"))
+    }
+
+    @Test func statsOfAMissingDatabaseExitsWithNotFoundAndCreatesNothing() throws {
+        let fixture = StoreFixture()
+        let result = try ToolProcess.modelstore(["stats", "ghost"] + fixture.rootArguments)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("no database named \"ghost\" under \(fixture.root.path)"))
+        #expect(!fixture.contains("ghost"))
+    }
+
+    @Test func databaseOpenInAnotherProcessExitsWithLocked() throws {
+        let fixture = try makeStore()
+        let holder = try fixture.open("books")
+        defer { try? holder.close() }
+        let result = try ToolProcess.modelstore(["stats", "books"] + fixture.rootArguments)
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("in use by another process"))
+    }
+}

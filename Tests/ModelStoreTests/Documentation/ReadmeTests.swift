@@ -1,0 +1,69 @@
+import Foundation
+import ModelStore
+import ModelStoreTestSupport
+import Testing
+
+@Suite("README")
+struct ReadmeTests {
+    static let root = PackageRoot.url
+
+    /// The blocks of the quick-start demo marked `// README: name` … `// README: end`.
+    static func demoBlocks() throws -> [String: String] {
+        let source = try String(contentsOf: root.appendingPathComponent("Examples/QuickStart/main.swift"), encoding: .utf8)
+        var blocks: [String: String] = [:]
+        var current: (name: String, lines: [String])?
+        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed == "// README: end", let block = current {
+                blocks[block.name] = block.lines.joined(separator: "\n")
+                current = nil
+            } else if trimmed.hasPrefix("// README: ") {
+                current = (String(trimmed.dropFirst("// README: ".count)), [])
+            } else if current != nil {
+                current!.lines.append(String(line.dropFirst(4)))  // the demo indents blocks by 4
+            }
+        }
+        return blocks
+    }
+
+    @Test("Every README code block taken from the demo appears verbatim, so the README's tour compiles")
+    func tourMatchesDemo() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = try Self.demoBlocks()
+        #expect(Set(blocks.keys) == ["basics", "import", "snapshot", "enumerate"])
+        for (name, block) in blocks {
+            #expect(readme.contains("```swift\n" + block + "\n```"), "README is missing the demo's \(name) block")
+        }
+    }
+
+    @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
+    func snippetsAreUpToDate() throws {
+        let script = Self.root.appendingPathComponent("scripts/extract-readme-snippets")
+        let run = try ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [script.path, "--stdout"])
+        let generated = Data(run.stdout.utf8)
+        #expect(run.status == 0, "scripts/extract-readme-snippets failed: \(run.stderr)")
+        let file = Self.root.appendingPathComponent("Tests/ReadmeSnippets/ReadmeSnippets.swift")
+        let committed = try Data(contentsOf: file)
+        #expect(
+            generated == committed,
+            "Tests/ReadmeSnippets/ReadmeSnippets.swift is older than README.md: run scripts/extract-readme-snippets")
+    }
+
+    @Test("approximateSize() is 0 until the write buffer is flushed, as the README says")
+    func approximateSizeCountsFlushedTablesOnly() throws {
+        let store = try Fixture().open()
+        for index in 0..<100 { try store.set(String(repeating: "x", count: 100), forKey: "k\(index)") }
+        #expect(try store.approximateSize() == 0)
+        try store.compact()
+        #expect(try store.approximateSize() > 0)
+    }
+
+    @Test("approximateSize() counts the writes of an earlier open once the database is reopened")
+    func approximateSizeCountsWritesAfterReopen() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        for index in 0..<100 { try store.set(String(repeating: "x", count: 100), forKey: "k\(index)") }
+        try store.close()
+        #expect(try fixture.open().approximateSize() > 0)
+    }
+}
