@@ -4,7 +4,8 @@
 // Usage: ModelStoreRedisNode <redis port> <directory> <key prefix>
 // Commands: `set KEY VALUE`, `get KEY`, `remove KEY`, `fetch KEY DELAY_MS CALLERS` (CALLERS
 // concurrent read-throughs of KEY whose fetch takes DELAY_MS; answers `fetches N values V,…`),
-// `hold KEY` (a read-through whose fetch never ends; answers `holding` once it fetches), `quit`.
+// `hold KEY` (a read-through whose fetch never ends; answers `holding` once it fetches),
+// `await KEY VALUE LIMIT_MS` (answers the microseconds until KEY reads VALUE locally), `quit`.
 import Foundation
 import ModelStore
 import ModelStoreRedis
@@ -24,7 +25,11 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-let tier = try RedisTier(host: "127.0.0.1", port: port, keyPrefix: arguments[3], commandTimeout: .milliseconds(500))
+// MODELSTORE_REDIS_LOCK_MS shortens the fetch lock's lifetime, for the test that kills its holder.
+let lockMilliseconds = ProcessInfo.processInfo.environment["MODELSTORE_REDIS_LOCK_MS"].flatMap { Int($0) } ?? 5_000
+let tier = try RedisTier(
+    host: "127.0.0.1", port: port, keyPrefix: arguments[3], commandTimeout: .milliseconds(500),
+    fetchLockLifetime: .milliseconds(lockMilliseconds))
 var configuration = ModelStore.Configuration()
 configuration.directory = URL(fileURLWithPath: arguments[2])
 configuration.sharedTier = tier
@@ -84,13 +89,32 @@ while let line = readLine() {
         say("fetches \(fetches.total - before) values \(Set(values).sorted().joined(separator: ","))")
     case "hold":
         let key = words[1]
-        Task {
+        // Detached: top-level code runs on the main actor, whose thread is blocked reading stdin.
+        Task.detached {
             _ = try await store.object(Profile.self, forKey: key, options: ReadThroughOptions()) { _ in
                 say("holding")
                 try await Task.sleep(for: .seconds(3600))
                 return .value(Profile(value: "never"))
             }
         }
+    case "await":
+        // `await KEY VALUE LIMIT_MS`: polls the local store until KEY reads VALUE (`nil`: none);
+        // answers the microseconds it took, or `timeout`.
+        let key = words[1]
+        let expected = words[2] == "nil" ? nil : words[2]
+        let limit = Duration.milliseconds(Int(words[3]) ?? 1_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var answer = "timeout"
+        while clock.now - start < limit {
+            if try store.object(Profile.self, forKey: key)?.value == expected {
+                let elapsed = clock.now - start
+                answer = String(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+                break
+            }
+            usleep(200)
+        }
+        say(answer)
     case "quit":
         exit(0)
     default:
