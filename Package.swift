@@ -211,7 +211,7 @@ let package = Package(
         // results they do not use (`try store.contains("user")`); errors still fail the build.
         .testTarget(
             name: "ReadmeSnippets",
-            dependencies: ["ModelStore"],
+            dependencies: ["ModelStore", "ModelStoreRedis"],
             swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
         ),
         .testTarget(
