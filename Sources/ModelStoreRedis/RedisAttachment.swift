@@ -10,6 +10,11 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     let database: SharedTierDatabase
     /// The database's generation as last read or announced; nil: not known yet.
     private let knownGeneration = Guarded<Int64?>(nil)
+    /// Set when the database closes in this process: its queued publications are dropped, since
+    /// its records can no longer be read (publishing "none" would remove them from the fleet).
+    private let detached = Guarded(false)
+
+    var isDetached: Bool { detached.withLock { $0 } }
 
     init(tier: RedisTier, database: SharedTierDatabase) {
         self.tier = tier
@@ -139,6 +144,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     }
 
     func detach() {
+        detached.withLock { $0 = true }
         tier.registry.remove(self)
     }
 }

@@ -156,6 +156,7 @@ final class RedisPublisher: Sendable {
 
     /// Publishes one database's queued work; returns what is left when Redis failed.
     private func publish(_ work: Pending, of attachment: RedisAttachment) -> Pending? {
+        guard !attachment.isDetached else { return nil }
         let name = Array(attachment.database.name.utf8)
         for (index, invalidation) in work.bulk.enumerated() {
             let generationKey = keys.generation(database: attachment.database.name)
@@ -203,6 +204,8 @@ final class RedisPublisher: Sendable {
         ]
         var values: [[UInt8]] = []
         values.reserveCapacity(chunk.count * 2)
+        // Closed meanwhile: a record read as missing now says nothing about the fleet's.
+        guard !attachment.isDetached else { return true }
         for key in chunk {
             arguments.append(attachment.recordKey(key, generation: generation))
             if let record = attachment.database.currentRecord(for: key) {

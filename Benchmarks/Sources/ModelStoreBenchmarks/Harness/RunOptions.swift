@@ -124,7 +124,7 @@ enum Command {
             return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)
         case "fleet":
             let options = try RunOptions(values: values, full: false, integer: integer)
-            return .fleet(rounds: options.runs ?? 7, directory: options.workDirectory)
+            return .fleet(rounds: options.runs ?? 15, directory: options.workDirectory)
         case "collections":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(
