@@ -71,6 +71,11 @@ bench-concurrency: dependencies
 	cat Benchmarks/results/concurrency.md
 	./scripts/plot-concurrency Benchmarks/results/concurrency.json Benchmarks/results
 
+# The shared tier's benchmark (needs redis-server; starts its own on a free loopback port): a
+# local hit with and without a RedisTier, and three nodes' throughput and upstream fetches.
+bench-fleet: dependencies
+	cd Benchmarks && $(SWIFT) run -c release modelstore-bench fleet
+
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
 # driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).
 bench-drivers: dependencies
