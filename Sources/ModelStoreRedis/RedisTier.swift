@@ -60,7 +60,8 @@ public final class RedisTier: SharedTier, Sendable {
     ///     (default 5 s).
     ///   - logger: Where failures are logged.
     /// - Throws: ``ModelStore/ModelStoreError/invalidPolicy(reason:)`` for an empty host, a port
-    ///   out of range, a negative database, or a timeout that is not positive and finite.
+    ///   out of range, a negative database or stream length, or a duration that is not positive
+    ///   (longer ones are capped at a year, as everywhere: `TimeBounds`).
     public init(
         host: String, port: Int = 6379, keyPrefix: String, password: String? = nil, database: Int = 0,
         connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(250),
@@ -77,9 +78,15 @@ public final class RedisTier: SharedTier, Sendable {
         if streamLength < 1 {
             throw ModelStoreError.invalidPolicy(reason: "RedisTier's streamLength is \(streamLength); use 1 or more")
         }
-        try TimeBounds.validateTimeout(connectTimeout, setting: "RedisTier's connectTimeout")
-        try TimeBounds.validateTimeout(commandTimeout, setting: "RedisTier's commandTimeout")
-        try TimeBounds.validateTimeout(fetchLockLifetime, setting: "RedisTier's fetchLockLifetime")
+        for (duration, setting) in [
+            (connectTimeout, "connectTimeout"), (commandTimeout, "commandTimeout"), (fetchLockLifetime, "fetchLockLifetime"),
+        ] {
+            try TimeBounds.validateTimeout(duration, setting: "RedisTier's " + setting)
+            // hiredis reads a zero timeout as none at all: a call could then block forever.
+            if duration == .zero {
+                throw ModelStoreError.invalidPolicy(reason: "RedisTier's \(setting) is zero; use a positive duration")
+            }
+        }
         self.keyPrefix = keyPrefix
         self.logger = logger
         endpoint = RedisEndpoint(
