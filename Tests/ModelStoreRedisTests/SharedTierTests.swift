@@ -79,6 +79,19 @@ struct SharedTierTests {
         #expect(try b.value("c:1") == "3")
     }
 
+    @Test func deletingTheDatabaseOnOneNodeDropsItOnTheOthers() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v"), forKey: "k")
+        try a.store.collection("orders").set(Profile(value: "o"), forKey: "k")
+        #expect(try timeUntil { try b.value("k") == "v" && b.store.count() == 1 } != nil)
+        try a.store.deleteFromDisk()
+        #expect(try timeUntil { try b.store.count() == 0 } != nil)
+        #expect(try b.value("k") == nil)
+        #expect(try b.store.collection("orders").object(Profile.self, forKey: "k") == nil)
+    }
+
     @Test func garbageWrongTypeAndTruncatedValuesAreMissesAndRemoved() throws {
         let server = try RedisServer()
         let a = try FleetNode(server)

@@ -94,6 +94,13 @@ public final class SharedTierDatabase: Sendable {
         attachment.publish(.tag(tag))
     }
 
+    /// Publishes the deletion of the whole database (`deleteFromDisk()`, `deleteDatabase(named:in:)`
+    /// while it is open here), before it closes.
+    func didDeleteDatabase() {
+        guard !Self.isApplying, let attachment else { return }
+        attachment.publish(.database)
+    }
+
     // MARK: - For the tier
 
     /// The record stored locally for `key` (verified in full, live), with its remaining
