@@ -120,10 +120,13 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         let token = UUID().uuidString
         let lockKey = tier.keys.lock(database: name, key: key)
         let milliseconds = max(1, nanoseconds(min(lifetime, tier.fetchLockLifetime)) / 1_000_000)
-        let result = tier.pool.run { connection in
-            try connection.command(
-                [Array("SET".utf8), lockKey, Array(token.utf8), Array("NX".utf8), Array("PX".utf8),
-                 Array(String(milliseconds).utf8)])
+        let result = withSpan("ModelStoreRedis.lock", ofKind: .client) { span in
+            span.attributes["modelstore.database"] = name
+            return tier.pool.run { connection in
+                try connection.command(
+                    [Array("SET".utf8), lockKey, Array(token.utf8), Array("NX".utf8), Array("PX".utf8),
+                     Array(String(milliseconds).utf8)])
+            }
         }
         switch result {
         case .success(.status): return .acquired(key, token: token)
