@@ -2,6 +2,7 @@
 // Every ```swift block of the README, compiled in the context ReadmeContext.swift supplies.
 import Foundation
 import ModelStore
+import ModelStoreRedis
 
 // README.md:39 is not compiled: Package.swift excerpt
 
@@ -306,3 +307,15 @@ extension ReadmeContext {
 // README.md:1051 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 // README.md:1075 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+
+extension ReadmeContext {
+    /// README.md:1139
+    func readmeLine1139() throws {
+#sourceLocation(file: "README.md", line: 1140)
+        let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
+        var configuration = ModelStore.Configuration()
+        configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
+        let users = try ModelStore(name: "users", policy: .low, configuration: configuration)
+#sourceLocation()
+    }
+}

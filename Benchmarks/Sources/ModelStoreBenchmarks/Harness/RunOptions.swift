@@ -49,6 +49,7 @@ enum Command {
     case tuning(records: Int, rounds: Int, directory: String)
     case checksum(rounds: Int)
     case readThrough(rounds: Int, directory: String)
+    case fleet(rounds: Int, directory: String)
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
     case core(records: Int, rounds: Int, directory: String)
@@ -61,6 +62,7 @@ enum Command {
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
                modelstore-bench readthrough [--runs N] [--workdir PATH]
+               modelstore-bench fleet [--runs N] [--workdir PATH]     (needs redis-server)
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
                modelstore-bench core [--records N] [--runs N] [--workdir PATH]
@@ -120,6 +122,9 @@ enum Command {
         case "readthrough":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)
+        case "fleet":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .fleet(rounds: options.runs ?? 15, directory: options.workDirectory)
         case "collections":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(
