@@ -17,7 +17,9 @@ import Darwin
 //   1. read CURRENT and the size of the MANIFEST it names;
 //   2. copy exactly that many bytes of the MANIFEST;
 //   3. copy the logs, oldest first (each to its end: a record cut short at the end is one
-//      LevelDB's recovery treats as never written), and link (or copy) every table;
+//      LevelDB's recovery treats as never written), and link (or copy) every table numbered
+//      below the copied MANIFEST's next file number (see ManifestReader: the others are newer
+//      than it, and a link to one could be truncated by the copy's own LevelDB);
 //   4. read CURRENT and the MANIFEST's size again;
 //
 // is consistent when step 4 reads what step 1 did: no edit happened in between, so every table
@@ -97,8 +99,15 @@ enum DatabaseFileCopy {
             try copyFile(source + "/" + log, to: destination + "/" + log, limit: nil, outcome: &outcome)
             progress(outcome.copiedBytes + outcome.linkedBytes)
         }
+        // Tables numbered from the MANIFEST's next file number on are newer than it (being
+        // written, or named only by a later edit, which fails the final check): not needed, and
+        // never linked, since the copy's LevelDB numbers its own new files from there and
+        // creates them with O_TRUNC, which through a link would truncate the source's table.
+        // When the MANIFEST cannot be read, nothing is linked.
+        let linkedBelow = linkingTables ? try nextFileNumber(in: destination + "/" + manifest) : nil
         for table in names where DatabaseFiles.kind(ofName: table) == .table {
-            if linkingTables, try linkTable(source + "/" + table, to: destination + "/" + table, outcome: &outcome) {
+            if let linkedBelow, number(table) >= linkedBelow { continue }
+            if linkedBelow != nil, try linkTable(source + "/" + table, to: destination + "/" + table, outcome: &outcome) {
                 continue
             }
             try copyFile(source + "/" + table, to: destination + "/" + table, limit: nil, outcome: &outcome)
@@ -109,6 +118,14 @@ enum DatabaseFileCopy {
         }
         try fileOperation { try DatabaseFiles.writeSynced(current, to: destination + "/CURRENT") }
         return true
+    }
+
+    /// The next file number the copied MANIFEST at `path` records (see ``ManifestReader``).
+    private static func nextFileNumber(in path: String) throws(ModelStoreError) -> UInt64? {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw .io(path: path, message: "cannot read the copied MANIFEST")
+        }
+        return ManifestReader.nextFileNumber(in: Array(bytes))
     }
 
     /// Removes the LevelDB files a round that turned out inconsistent copied.

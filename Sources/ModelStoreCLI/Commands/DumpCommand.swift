@@ -83,7 +83,7 @@ struct DumpCommand: ParsableCommand {
                 // One damaged record (`corrupted` naming it, with the command that removes it).
                 guard case .corrupted = error else { throw error }
                 undecodable += 1
-                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: error.description)))
+                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: PrivateCopies.unmask(error.description))))
             }
             written += 1
             progress.update(completed: written)
