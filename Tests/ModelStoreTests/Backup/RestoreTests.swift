@@ -103,6 +103,25 @@ struct RestoreTests {
         #expect(fixture.directory.entries().subtracting(["source-copy", "backups", "mine"]).isEmpty)
     }
 
+    @Test("Names that differ only in Unicode normalisation are two databases: restoring one never replaces the other")
+    func normalisationVariantsAreDistinct() throws {
+        let fixture = Fixture()
+        let backup = try Self.backup(fixture, prefix: "new")
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        try ModelStore.restore(from: backup, named: composed, in: fixture.directory.url)
+        #if os(Linux)
+        // Linux keeps names as bytes: the second spelling is another folder.
+        try ModelStore.restore(from: backup, named: decomposed, in: fixture.directory.url)
+        // Compared as bytes: a Set of Strings would merge the two spellings.
+        let names = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).map { Array($0.utf8) }
+        #expect(Set(names).isSuperset(of: [Array(composed.utf8), Array(decomposed.utf8)]))
+        #else
+        #expect(errorCase { try ModelStore.restore(from: backup, named: decomposed, in: fixture.directory.url) } == "alreadyExists")
+        #endif
+        #expect(try Self.holds(fixture, composed, count: 200, prefix: "new"))
+    }
+
     @Test("A backup with a damaged record is refused before anything under the name changes")
     func damagedBackupIsRefused() throws {
         let fixture = Fixture()

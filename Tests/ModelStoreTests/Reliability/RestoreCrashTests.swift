@@ -68,6 +68,34 @@ struct RestoreCrashTests {
         #expect(try state(fixture) == "new")
     }
 
+    @Test("A backup killed before or after its rename leaves no destination or the complete backup, and the next backup in that folder removes the leftover",
+          arguments: [(CrashPoint.stagingFilled, false), (.stagingInstalled, true)])
+    func backupKilled(step: CrashPoint, complete: Bool) throws {
+        let fixture = Fixture()
+        let store = try fixture.openQuietly("db")
+        try store.write { batch in for index in 0..<Self.count { try batch.set(User.sample("new\(index)"), forKey: "u\(index)") } }
+        try store.close()
+        let destination = BackupTests.destination(fixture)
+        let helper = try ChildProcess.testHelper(
+            ["backup", fixture.directory.path, "db", destination.path],
+            environment: ["MODELSTORE_TEST_CRASH_AT": step.rawValue])
+        let lines = helper.finish()
+        #expect(helper.process.terminationReason == .uncaughtSignal, "not killed: \(lines)")
+        let folder = destination.deletingLastPathComponent()
+        #expect(FileManager.default.fileExists(atPath: destination.path) == complete)
+        if complete {
+            let copy = try BackupTests.open(destination, fixture: fixture)
+            #expect(try copy.count() == Self.count)
+            try copy.close()
+        }
+        // The next backup into that folder removes what the killed one was building.
+        let again = try fixture.openQuietly("db")
+        try again.backup(to: folder.appendingPathComponent("second"))
+        try again.close()
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".modelstore-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
     @Test("Killed at random moments (many rounds): never a partial database, never a leftover after the next operation",
           arguments: [false, true])
     func killedAtRandom(replacing: Bool) throws {
