@@ -91,7 +91,12 @@ enum DatabaseFileCopy {
             return true
         }
         let manifest = try manifestName(current, in: source)
-        guard let manifestSize = size(of: source + "/" + manifest) else { return false }
+        guard let manifestSize = size(of: source + "/" + manifest) else {
+            // Gone because a new MANIFEST replaced it meanwhile (CURRENT changed): try again.
+            // Missing while CURRENT still names it: damage no retry cures.
+            guard try readCurrent(in: source) == current else { return false }
+            throw .corrupted(path: source, message: "CURRENT names \(manifest), which is missing; repair the database")
+        }
         try copyFile(source + "/" + manifest, to: destination + "/" + manifest, limit: manifestSize, outcome: &outcome)
         let names = try fileOperation { try DatabaseFiles.listing(of: source) }
         let logs = names.filter { DatabaseFiles.kind(ofName: $0) == .writeAheadLog }.sorted { number($0) < number($1) }

@@ -150,6 +150,28 @@ struct ReadOnlyInspectionTests {
     }
 }
 
+extension ReadOnlyInspectionTests {
+    @Test("On a terminal, backup and restore draw a progress bar; piped, they print only their result",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs script(1) for a terminal"))
+    func progressOnATerminal() throws {
+        let fixture = try makeBooks()
+        let tool = try ChildProcess.executable(named: "modelstore").path
+        let destination = fixture.root.deletingLastPathComponent().appendingPathComponent(UUID().uuidString + "/copy")
+        // script(1) runs the command on a pseudo-terminal and copies what it draws to its output.
+        let command = [tool, "backup", "books", destination.path, "--root", fixture.root.path]
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        let onTerminal = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"])
+        #expect(onTerminal.status == 0, "\(onTerminal.stdout)")
+        #expect(onTerminal.stdout.contains("Backing up books ["), "\(onTerminal.stdout)")
+        #expect(onTerminal.stdout.contains("Backed up books"))
+
+        let piped = try ToolProcess.modelstore(["restore", destination.path, "again"] + fixture.rootArguments)
+        #expect(piped.status == 0)
+        #expect(piped.stderr.isEmpty, "\(piped.stderr)")
+        #expect(piped.lines.count == 1 && piped.stdout.hasPrefix("Restored again: "), "\(piped.stdout)")
+    }
+}
+
 /// A flag threads set and read (tests only).
 final class Flag: @unchecked Sendable {
     // @unchecked: `value` is only touched under `lock`.

@@ -141,6 +141,20 @@ struct RestoreTests {
         #expect(!fixture.directory.entries().contains { $0.hasPrefix(".modelstore-") })
     }
 
+    @Test("A backup whose CURRENT names a missing MANIFEST is refused at once as corrupted, nothing changed")
+    func missingManifestIsCorruption() throws {
+        let fixture = Fixture()
+        let backup = try Self.backup(fixture)
+        let manifest = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: backup.path).first { $0.hasPrefix("MANIFEST-") })
+        try FileManager.default.removeItem(at: backup.appendingPathComponent(manifest))
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(errorCase { try ModelStore.restore(from: backup, named: "restored", in: fixture.directory.url) } == "corrupted")
+        #expect(clock.now - started < .seconds(2))  // no retrying for damage
+        #expect(!fixture.directory.entries().contains("restored"))
+    }
+
     @Test("A restore copies a database another process is writing to, consistently")
     func restoresFromADatabaseInUse() throws {
         let fixture = Fixture()
