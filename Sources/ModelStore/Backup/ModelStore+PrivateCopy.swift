@@ -22,6 +22,20 @@ extension ModelStore {
     public static func _makePrivateCopy(ofDatabaseAt source: URL, named name: String, in root: URL) throws -> Int {
         let path = source.path
         guard StoreDirectory.kind(of: path) == .database else { throw ModelStoreError.notAModelStore(path: path) }
+        // A repair or reset a crash interrupted left LevelDB's files half-changed: its journal,
+        // not these files, says what the database holds, and only finishing it (which writes)
+        // shows that. A copy of the files alone would show a wrong state as if it were right.
+        for journal in [RepairJournal.journalName, DatabaseResetter.journalName] {
+            var info = stat()
+            if lstat(path + "/" + journal, &info) == 0 {
+                let command = ToolCommand("repair", [name], options: [.init("root", source.deletingLastPathComponent().path)])
+                throw ModelStoreError.corrupted(
+                    path: path,
+                    message: "an interrupted \(journal == RepairJournal.journalName ? "repair" : "reset") is pending "
+                        + "(\(journal)), so the files alone do not show what the database holds; finish it with "
+                        + "`\(command)` or by opening the database in its program, then inspect it")
+            }
+        }
         let copy = root.path + "/" + name
         guard mkdir(copy, 0o700) == 0 else {
             throw ModelStoreError.io(path: copy, message: "cannot create a private copy: \(StoreDirectory.lastErrorMessage())")

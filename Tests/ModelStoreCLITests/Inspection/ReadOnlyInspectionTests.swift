@@ -109,6 +109,18 @@ struct ReadOnlyInspectionTests {
         #expect(try keys.allSatisfy { try store.object(String.self, forKey: $0) != nil })
     }
 
+    @Test("A database with an interrupted repair's journal is not shown from its half-changed files: the tool says to finish the repair, and changes nothing")
+    func pendingRepairIsNotInspected() throws {
+        let fixture = try makeBooks()
+        try Data("ModelStore is repairing this database.\n".utf8).write(to: books(fixture).appendingPathComponent(".modelstore-repair"))
+        let before = FileHashes(of: books(fixture))
+        let result = try ToolProcess.modelstore(["keys", "books"] + fixture.rootArguments)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("interrupted repair is pending"), "\(result.stderr)")
+        #expect(result.stderr.contains("`modelstore repair books --root "), "\(result.stderr)")
+        #expect(FileHashes(of: books(fixture)) == before)
+    }
+
     @Test("A copy a killed modelstore left behind is removed by the next one")
     func abandonedCopyIsRemoved() throws {
         let fixture = try makeBooks()
