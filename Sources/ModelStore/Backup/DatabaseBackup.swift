@@ -40,7 +40,10 @@ enum DatabaseBackup {
             options.writeBufferSize = max(options.writeBufferSize, 32 << 20)
             let copy = try LevelDB(path: staged.path, options: options, createIfMissing: true)
             defer { copy.close() }
-            let iterator = try database.run { engine in try engine.makeIterator(snapshot: try view.current(), fillCache: false) }
+            // Without filling the block cache: the store's readers keep theirs.
+            let iterator = try database.run { engine in
+                try engine.makeIterator(snapshot: try view.current(), fillCache: false)
+            }
             try iterator.seekToFirst()
             let batch = LevelDBWriteBatch()
             while true {

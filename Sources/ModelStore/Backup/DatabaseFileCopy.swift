@@ -62,7 +62,9 @@ enum DatabaseFileCopy {
         while true {
             outcome.rounds += 1
             var round = Outcome(rounds: outcome.rounds)
-            if try copyRound(from: source, to: destination, linkingTables: linkingTables, into: &round, progress: progress) {
+            let consistent = try copyRound(
+                from: source, to: destination, linkingTables: linkingTables, into: &round, progress: progress)
+            if consistent {
                 return round
             }
             try removeCopiedFiles(in: destination)
@@ -112,7 +114,9 @@ enum DatabaseFileCopy {
         let linkedBelow = linkingTables ? try nextFileNumber(in: destination + "/" + manifest) : nil
         for table in names where DatabaseFiles.kind(ofName: table) == .table {
             if let linkedBelow, number(table) >= linkedBelow { continue }
-            if linkedBelow != nil, try linkTable(source + "/" + table, to: destination + "/" + table, outcome: &outcome) {
+            if linkedBelow != nil,
+                try linkTable(source + "/" + table, to: destination + "/" + table, outcome: &outcome)
+            {
                 continue
             }
             try copyFile(source + "/" + table, to: destination + "/" + table, limit: nil, outcome: &outcome)
@@ -139,7 +143,8 @@ enum DatabaseFileCopy {
             switch DatabaseFiles.kind(ofName: name) {
             case .current, .manifest, .writeAheadLog, .table:
                 guard unlink(destination + "/" + name) == 0 || errno == ENOENT else {
-                    throw .io(path: destination + "/" + name, message: "cannot remove: \(StoreDirectory.lastErrorMessage())")
+                    let reason = StoreDirectory.lastErrorMessage()
+                    throw .io(path: destination + "/" + name, message: "cannot remove: \(reason)")
                 }
             default:
                 continue
@@ -161,7 +166,9 @@ enum DatabaseFileCopy {
         while bytes.count < 4096 {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw .io(path: path, message: "cannot read: \(StoreDirectory.lastErrorMessage())") }
+            guard count >= 0 else {
+                throw .io(path: path, message: "cannot read: \(StoreDirectory.lastErrorMessage())")
+            }
             if count == 0 { break }
             bytes += buffer[..<count]
         }
@@ -226,7 +233,9 @@ enum DatabaseFileCopy {
             let wanted = limit.map { Int(min(UInt64(buffer.count), $0 - copied)) } ?? buffer.count
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, wanted) }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw .io(path: source, message: "cannot read: \(StoreDirectory.lastErrorMessage())") }
+            guard count >= 0 else {
+                throw .io(path: source, message: "cannot read: \(StoreDirectory.lastErrorMessage())")
+            }
             if count == 0 { break }
             var written = 0
             while written < count {

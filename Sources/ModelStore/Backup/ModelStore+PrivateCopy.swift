@@ -28,7 +28,8 @@ extension ModelStore {
         for journal in [RepairJournal.journalName, DatabaseResetter.journalName] {
             var info = stat()
             if lstat(path + "/" + journal, &info) == 0 {
-                let command = ToolCommand("repair", [name], options: [.init("root", source.deletingLastPathComponent().path)])
+                let root = source.deletingLastPathComponent().path
+                let command = ToolCommand("repair", [name], options: [.init("root", root)])
                 throw ModelStoreError.corrupted(
                     path: path,
                     message: "an interrupted \(journal == RepairJournal.journalName ? "repair" : "reset") is pending "
@@ -38,7 +39,8 @@ extension ModelStore {
         }
         let copy = root.path + "/" + name
         guard mkdir(copy, 0o700) == 0 else {
-            throw ModelStoreError.io(path: copy, message: "cannot create a private copy: \(StoreDirectory.lastErrorMessage())")
+            let reason = StoreDirectory.lastErrorMessage()
+            throw ModelStoreError.io(path: copy, message: "cannot create a private copy: \(reason)")
         }
         try StoreDirectory.writeMarker(in: copy)
         return try DatabaseFileCopy.copy(from: path, to: copy, linkingTables: true).rounds

@@ -87,7 +87,8 @@ final class StagedDatabase {
         guard StoreDirectory.moveIntoPlace(path, target) else {
             let code = errno
             if code == EEXIST || code == ENOTEMPTY { return false }
-            throw .io(path: target, message: "cannot move the new database into place: \(String(cString: strerror(code)))")
+            let reason = String(cString: strerror(code))
+            throw .io(path: target, message: "cannot move the new database into place: \(reason)")
         }
         finishInstall(at: target)
         return true
@@ -106,7 +107,8 @@ final class StagedDatabase {
             let code = errno
             _ = unlink(target + "/" + Self.noteName)
             if code == EINVAL || code == ENOSYS || code == ENOTSUP { return false }
-            throw .io(path: target, message: "cannot exchange the database with the restored one: \(String(cString: strerror(code)))")
+            let reason = String(cString: strerror(code))
+            throw .io(path: target, message: "cannot exchange the database with the restored one: \(reason)")
         }
         finishInstall(at: target)
         CrashPoint.restoreExchanged.reached()

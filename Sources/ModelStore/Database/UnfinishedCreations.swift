@@ -26,9 +26,10 @@ import Darwin
 //
 // Only ModelStore's own is removed: a real directory (never a link or a file with the prefix),
 // and in it only the marker, then the folder with `rmdir`, which refuses a folder that holds
-// anything else; that content stays (unless the note says a backup or restore built all of it). Everything works on directory descriptors and checks,
-// while it holds the marker's lock, that the name still refers to the folder it examined, so a
-// creation that finished meanwhile (renamed into place) is never touched.
+// anything else; that content stays (unless the note says a backup or restore built all of it).
+// Everything works on directory descriptors and checks, while it holds the marker's lock, that
+// the name still refers to the folder it examined, so a creation that finished meanwhile
+// (renamed into place) is never touched.
 
 /// Finding and removing the staging folders of creations a crash interrupted.
 package enum UnfinishedCreations {
