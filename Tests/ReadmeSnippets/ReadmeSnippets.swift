@@ -313,12 +313,12 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1022 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1024 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1048 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1050 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1084 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1086 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1121 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1123 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1145 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1147 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
