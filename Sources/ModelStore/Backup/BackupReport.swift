@@ -1,7 +1,7 @@
 public import Foundation
 
-/// What ``ModelStore/backup(to:progress:)`` or
-/// ``ModelStore/restore(from:named:in:replacingExisting:progress:)`` copied.
+/// What ``ModelStore/backup(to:progress:)-5q0xc`` or
+/// ``ModelStore/restore(from:named:in:replacingExisting:progress:)-5ol5f`` copied.
 ///
 /// ```swift
 /// let report = try store.backup(to: URL(fileURLWithPath: "/backups/userdb-monday"))

@@ -22,7 +22,7 @@ extension ModelStore {
     /// The backup is a ModelStore database, marker included: open it with
     /// `ModelStore(name: destination.lastPathComponent, …)` in a configuration whose directory
     /// is `destination`'s folder, inspect it with `modelstore --root <folder>`, or install it
-    /// under a name with ``restore(from:named:in:replacingExisting:progress:)``. It is built in a
+    /// under a name with ``restore(from:named:in:replacingExisting:progress:)-5ol5f``. It is built in a
     /// `.modelstore-new-*` folder next to `destination` and renamed into place when complete and
     /// flushed to disk, so `destination` never holds part of a backup; one a crash interrupted
     /// is removed by the next backup, restore, delete or open in that folder.
@@ -51,7 +51,7 @@ extension ModelStore {
     /// try await store.backup(to: URL(fileURLWithPath: "/backups/userdb-monday"))
     /// ```
     ///
-    /// - Throws: As ``backup(to:progress:)``.
+    /// - Throws: As ``backup(to:progress:)-5q0xc``.
     @discardableResult
     public func backup(
         to destination: URL, progress: @escaping @Sendable (BackupProgress) -> Void = { _ in }
@@ -112,7 +112,7 @@ extension ModelStore {
     /// try await ModelStore.restore(from: URL(fileURLWithPath: "/backups/userdb-monday"), named: "userdb")
     /// ```
     ///
-    /// - Throws: As ``restore(from:named:in:replacingExisting:progress:)``.
+    /// - Throws: As ``restore(from:named:in:replacingExisting:progress:)-5ol5f``.
     @discardableResult
     public static func restore(
         from source: URL, named name: String, in directory: URL = defaultDirectory, replacingExisting: Bool = false,
