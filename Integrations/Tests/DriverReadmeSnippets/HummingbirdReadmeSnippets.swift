@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:971
-    func readmeLine971() async throws {
-#sourceLocation(file: "README.md", line: 972)
+    /// README.md:978
+    func readmeLine978() async throws {
+#sourceLocation(file: "README.md", line: 979)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1007
-    func readmeLine1007() async throws {
-#sourceLocation(file: "README.md", line: 1008)
+    /// README.md:1014
+    func readmeLine1014() async throws {
+#sourceLocation(file: "README.md", line: 1015)
 
 
 
