@@ -283,9 +283,25 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:592
-    func readmeLine592() throws {
-#sourceLocation(file: "README.md", line: 593)
+    /// README.md:569
+    func readmeLine569() throws {
+#sourceLocation(file: "README.md", line: 570)
+        let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
+        let report = try store.backup(to: backupURL) { progress in   // progress is optional
+            print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
+        }
+        print(report)   // "120000 records, 49.8 MB in 0.61 s to /backups/userdb-monday"
+
+        try ModelStore.restore(from: backupURL, named: "userdb-restored")
+        try ModelStore.restore(from: backupURL, named: "userdb", replacingExisting: true)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:635
+    func readmeLine635() throws {
+#sourceLocation(file: "README.md", line: 636)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -298,20 +314,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:952 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1024 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:978 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1050 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1014 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1086 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1051 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1123 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1075 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1147 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1139
-    func readmeLine1139() throws {
-#sourceLocation(file: "README.md", line: 1140)
+    /// README.md:1211
+    func readmeLine1211() throws {
+#sourceLocation(file: "README.md", line: 1212)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:978
-    func readmeLine978() async throws {
-#sourceLocation(file: "README.md", line: 979)
+    /// README.md:1050
+    func readmeLine1050() async throws {
+#sourceLocation(file: "README.md", line: 1051)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1014
-    func readmeLine1014() async throws {
-#sourceLocation(file: "README.md", line: 1015)
+    /// README.md:1086
+    func readmeLine1086() async throws {
+#sourceLocation(file: "README.md", line: 1087)
 
 
 

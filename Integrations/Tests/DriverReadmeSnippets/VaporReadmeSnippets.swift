@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1075
-    func readmeLine1075() async throws {
-#sourceLocation(file: "README.md", line: 1076)
+    /// README.md:1147
+    func readmeLine1147() async throws {
+#sourceLocation(file: "README.md", line: 1148)
 
 
 

@@ -94,6 +94,11 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// A read-through fetch answered ``FetchResult/notModified(expiresAfter:)`` but no record
     /// was stored for `key` to keep. Answer `.value` when the fetch was given no entry.
     case notModifiedWithoutRecord(key: String)
+
+    /// A backup or restore would have replaced what is at `path` (a database, or anything
+    /// else), and was not asked to: nothing was changed. Restore with
+    /// `replacingExisting: true` to replace a database, or choose another name or destination.
+    case alreadyExists(path: String)
 }
 
 extension ModelStoreError: CustomStringConvertible {
@@ -163,6 +168,9 @@ extension ModelStoreError: CustomStringConvertible {
         case let .notModifiedWithoutRecord(key):
             return "The fetch for key \(Self.abbreviated(key)) answered notModified, but no record is stored to "
                 + "keep. Return .value when the fetch's previous entry is nil."
+        case let .alreadyExists(path):
+            return "\(path) already exists, so nothing was written over it. Choose another destination or name, "
+                + "or restore with replacingExisting: true to replace a database there."
         }
     }
 
