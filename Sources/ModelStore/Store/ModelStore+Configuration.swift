@@ -176,6 +176,12 @@ extension ModelStore {
         /// promise to change nothing.
         package var recordsPolicies: Bool = true
 
+        /// Whether the open checks the database's encryption marker against ``encryption``
+        /// (always, outside the `modelstore` tool): the tool inspects encrypted databases without
+        /// a key, showing that their records are sealed. Without the check and without a key,
+        /// every read of a sealed record throws ``ModelStoreError/encryptionMismatch(path:mismatch:)``.
+        package var checksEncryption: Bool = true
+
         /// The read-through clock and metrics factory; tests inject their own.
         package var readThrough = ReadThroughSettings()
 

@@ -85,7 +85,7 @@ public final class ModelStore: ModelWriter {
         let database = try DatabaseRegistry.shared.acquire(name: name, configuration: configuration)
         do {
             // Before anything reads or writes: a mismatched key changes nothing.
-            try database.checkEncryption(configuration.encryption)
+            if configuration.checksEncryption { try database.checkEncryption(configuration.encryption) }
         } catch {
             DatabaseRegistry.shared.release(database)
             throw error
