@@ -9,9 +9,10 @@ extension RecordReader {
     /// that hands out a model or metadata, or rewrites a record, comes through here after its
     /// checksum was verified (``header(_:key:keyBytes:typeName:)``).
     ///
-    /// - Throws: ``ModelStoreError/encryptionMismatch(path:mismatch:)`` when the store has no key;
-    ///   ``ModelStoreError/corrupted(path:message:)`` naming the key when the record names another
-    ///   key, or does not open (its bytes, envelope or LevelDB key were changed); what `body` throws.
+    /// - Throws: ``ModelStoreError/corrupted(path:message:)`` naming the key when the store has no
+    ///   key for a sealed record, when an encrypting store finds a plain one, or when the record
+    ///   names another key or does not open (its bytes, envelope or LevelDB key were changed);
+    ///   what `body` throws.
     @inline(__always)
     func opened<Result>(
         _ record: UnsafeRawBufferPointer, header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer,
@@ -26,7 +27,15 @@ extension RecordReader {
         _ record: UnsafeRawBufferPointer, header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer,
         _ body: (_ record: UnsafeRawBufferPointer, _ header: RecordHeader) throws -> Result
     ) throws -> Result {
-        guard let cipher else { throw ModelStoreError.encryptionMismatch(path: path, mismatch: .keyRequired) }
+        guard let cipher else {
+            // The open checked the database's marker: a database marked encrypted never opens
+            // without a key (only the `modelstore` tool skips that check, and it shows sealed
+            // records from their envelopes instead of reading them).
+            throw ModelStoreError.damagedRecord(
+                path: path, key: key, physicalKey: keyBytes,
+                reason: "is sealed (encrypted), and the database is not marked as encrypted: it was copied from "
+                    + "an encrypted database, or its flags were damaged")
+        }
         guard header.isSealed else {
             // Every record of an encrypted database is sealed (a database is marked encrypted
             // only while empty, and re-keying seals every record): a plain one was written

@@ -120,6 +120,22 @@ struct EncryptionMismatchTests {
         #expect(wrong.isEmpty, "bytes \(wrong) changed and the record still opened")
     }
 
+    @Test("A sealed record copied into a plain database is refused as damaged, never its ciphertext decoded")
+    func sealedRecordInPlainDatabase() throws {
+        let fixture = Fixture()
+        let sealed = try Sealing.open(fixture, "sealed", key: Sealing.first)
+        try sealed.set(EncryptionRoundTripTests.note, forKey: "k")
+        let raw = try #require(try rawRecord(sealed, "k"))
+        let plain = try Sealing.open(fixture, key: nil)
+        try putRawRecord(plain, "k", in: nil, raw)
+        #expect {
+            try plain.object(Note.self, forKey: "k")
+        } throws: { error in
+            guard case ModelStoreError.corrupted = error else { return false }
+            return true
+        }
+    }
+
     @Test("A plain record written into an encrypted database is refused, not trusted")
     func plainRecordInEncryptedDatabase() throws {
         let fixture = Fixture()
