@@ -281,10 +281,12 @@ extension ReadmeContext {
     }
 }
 
+// README.md:570 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+
 extension ReadmeContext {
-    /// README.md:592
-    func readmeLine592() throws {
-#sourceLocation(file: "README.md", line: 593)
+    /// README.md:655
+    func readmeLine655() throws {
+#sourceLocation(file: "README.md", line: 656)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -297,12 +299,12 @@ extension ReadmeContext {
     }
 }
 
-// README.md:952 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1050 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:978 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1076 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1014 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1112 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1051 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1149 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1075 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1173 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)

@@ -43,6 +43,10 @@ struct RecordCipher: Sendable, CustomStringConvertible {
         return String(repeating: "0", count: 8 - hex.count) + hex
     }
 
+    /// The crypto library gave no combined form for a sealed box (it gives one for every
+    /// 12-byte nonce).
+    struct CombinedFormMissing: Error {}
+
     /// Why a sealed record did not open.
     enum OpenFailure: Error {
         /// It names another key than this cipher's.
@@ -65,18 +69,24 @@ struct RecordCipher: Sendable, CustomStringConvertible {
         #endif
     }
 
-    /// The associated data of a sealed value: the LevelDB key (so the collection), the version,
-    /// flags and codec bytes, and everything from storedAt to the ciphertext (deadline, tags,
-    /// key identifier, nonce). Only the checksum, computed afterwards, is left out.
-    static func associatedData(
-        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, ciphertextAt: Int
-    ) -> [UInt8] {
-        var data: [UInt8] = []
-        data.reserveCapacity(key.count + ciphertextAt)
-        data.append(contentsOf: key)
-        data.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[..<RecordHeader.checksumOffset]))
-        data.append(contentsOf: UnsafeRawBufferPointer(rebasing: value[RecordHeader.checksummedFrom..<ciphertextAt]))
-        return data
+    /// Calls `body` with the associated data of a sealed value: the LevelDB key (so the
+    /// collection), the version, flags and codec bytes, and everything from storedAt to the
+    /// ciphertext (deadline, tags, key identifier, nonce). Only the checksum, computed afterwards,
+    /// is left out. Assembled in temporary memory (on the stack when it is small).
+    static func withAssociatedData<Result>(
+        key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, ciphertextAt: Int,
+        _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        let head = RecordHeader.checksumOffset
+        let tail = ciphertextAt - RecordHeader.checksummedFrom
+        let count = key.count + head + tail
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { data in
+            data.baseAddress!.copyMemory(from: key.baseAddress!, byteCount: key.count)
+            (data.baseAddress! + key.count).copyMemory(from: value.baseAddress!, byteCount: head)
+            (data.baseAddress! + key.count + head).copyMemory(
+                from: value.baseAddress! + RecordHeader.checksummedFrom, byteCount: tail)
+            return try body(UnsafeRawBufferPointer(data))
+        }
     }
 
     /// Turns the plain version-3 record in `buffer` (checksum not yet sealed) into its sealed
@@ -98,22 +108,27 @@ struct RecordCipher: Sendable, CustomStringConvertible {
             buffer.insert(contentsOf: section, at: fixedEnd)
         }
         let keyIDAt = fixedEnd + tags.count
-        let nonce = AES.GCM.Nonce()
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(RecordHeader.sealedPrefixLength)
-        withUnsafeBytes(of: keyID.littleEndian) { prefix.append(contentsOf: $0) }
-        nonce.withUnsafeBytes { prefix.append(contentsOf: $0) }
-        buffer.insert(contentsOf: prefix, at: keyIDAt)
-        buffer[1] |= RecordHeader.sealedFlag
+        let nonceAt = keyIDAt + 4
         let ciphertextAt = keyIDAt + RecordHeader.sealedPrefixLength
+        let nonce = NonceSource.next()
+        buffer.insert(contentsOf: repeatElement(0, count: RecordHeader.sealedPrefixLength), at: keyIDAt)
+        buffer.withUnsafeMutableBytes { value in
+            value.storeBytes(of: keyID.littleEndian, toByteOffset: keyIDAt, as: UInt32.self)
+            nonce.withUnsafeBytes { value.baseAddress!.advanced(by: nonceAt).copyMemory(from: $0.baseAddress!, byteCount: 12) }
+            value[1] |= RecordHeader.sealedFlag
+        }
         do {
             let box = try buffer.withUnsafeBytes { value in
-                try AES.GCM.seal(
-                    UnsafeRawBufferPointer(rebasing: value[ciphertextAt...]), using: key, nonce: nonce,
-                    authenticating: Self.associatedData(key: keyBytes, value: value, ciphertextAt: ciphertextAt))
+                try Self.withAssociatedData(key: keyBytes, value: value, ciphertextAt: ciphertextAt) { associated in
+                    try AES.GCM.seal(
+                        UnsafeRawBufferPointer(rebasing: value[ciphertextAt...]), using: key, nonce: nonce,
+                        authenticating: associated)
+                }
             }
-            buffer.replaceSubrange(ciphertextAt..., with: box.ciphertext)
-            buffer.append(contentsOf: box.tag)
+            // The box's combined form is the nonce, the ciphertext and the tag: the layout from
+            // `nonceAt` on (it exists for every 12-byte nonce, which these all are).
+            guard let combined = box.combined else { throw CombinedFormMissing() }
+            buffer.replaceSubrange(nonceAt..., with: combined)
         } catch {
             throw .encodingFailed(
                 key: recordKey, type: "a record", message: "AES-256-GCM could not seal it: \(error)")
@@ -133,16 +148,13 @@ struct RecordCipher: Sendable, CustomStringConvertible {
         let sealedID = UInt32(littleEndian: record.loadUnaligned(fromByteOffset: keyIDAt, as: UInt32.self))
         guard sealedID == keyID else { return .otherKey(sealedID) }
         let ciphertextAt = keyIDAt + RecordHeader.sealedPrefixLength
-        let tagAt = record.count - RecordHeader.sealTagLength
         let plain: Data
         do {
-            let box = try AES.GCM.SealedBox(
-                nonce: AES.GCM.Nonce(data: UnsafeRawBufferPointer(rebasing: record[(keyIDAt + 4)..<ciphertextAt])),
-                ciphertext: UnsafeRawBufferPointer(rebasing: record[ciphertextAt..<tagAt]),
-                tag: UnsafeRawBufferPointer(rebasing: record[tagAt...]))
-            plain = try AES.GCM.open(
-                box, using: key,
-                authenticating: Self.associatedData(key: keyBytes, value: record, ciphertextAt: ciphertextAt))
+            // Nonce, ciphertext and tag: the combined form, as the record stores them.
+            let box = try AES.GCM.SealedBox(combined: UnsafeRawBufferPointer(rebasing: record[(keyIDAt + 4)...]))
+            plain = try Self.withAssociatedData(key: keyBytes, value: record, ciphertextAt: ciphertextAt) {
+                try AES.GCM.open(box, using: key, authenticating: $0)
+            }
         } catch {
             return .authenticationFailed
         }

@@ -28,7 +28,7 @@ public import Crypto
 /// A database remembers that it is encrypted and by which key (an identifier derived from the
 /// key, never the key): opening it without a key, with another key, or opening an unencrypted
 /// database that holds records with a key throws ``ModelStoreError/encryptionMismatch(path:mismatch:)``
-/// and changes nothing. ``ModelStore/rekey(named:in:from:to:progress:)`` changes the key, or
+/// and changes nothing. `ModelStore.rekey(named:in:from:to:progress:)` changes the key, or
 /// encrypts or decrypts a database.
 public struct RecordEncryption: Sendable, CustomStringConvertible {
     /// The sealer behind the setting; nil for ``none``.
@@ -51,7 +51,7 @@ public struct RecordEncryption: Sendable, CustomStringConvertible {
     /// (`SymmetricKey(size: .bits256)`; a shorter key is refused when the store opens).
     ///
     /// Each record gets a fresh random 96-bit nonce: keep one key for fewer than about four
-    /// billion writes, and change it with ``ModelStore/rekey(named:in:from:to:progress:)``.
+    /// billion writes, and change it with `ModelStore.rekey(named:in:from:to:progress:)`.
     public static func aes256GCM(key: SymmetricKey) -> RecordEncryption {
         RecordEncryption(cipher: RecordCipher(key: key))
     }

@@ -1,6 +1,6 @@
 extension ModelStore {
     /// How far a re-keying has come: passed to the `progress` closure of
-    /// ``ModelStore/rekey(named:in:from:to:progress:)`` after each chunk of records.
+    /// `ModelStore.rekey(named:in:from:to:progress:)` after each chunk of records.
     public struct RekeyProgress: Sendable, Equatable {
         /// Records looked at so far, in every collection.
         public let recordsVisited: Int

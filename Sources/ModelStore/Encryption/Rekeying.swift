@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// The body of ``ModelStore/rekey(named:in:from:to:progress:)``: the marker's steps and the chunked
+/// The body of `ModelStore.rekey(named:in:from:to:progress:)`: the marker's steps and the chunked
 /// rewrite of every record (see the marker's format in EncryptionMarker.swift).
 enum Rekeying {
     /// Records per atomic batch.

@@ -98,7 +98,7 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// The database's encryption and the store's ``ModelStore/Configuration/encryption`` do not
     /// match (`mismatch` says how), or an interrupted re-keying must be finished first. Nothing
     /// was read or written: open it with the right key, or change its key with
-    /// ``ModelStore/rekey(named:in:from:to:progress:)``.
+    /// `ModelStore.rekey(named:in:from:to:progress:)`.
     case encryptionMismatch(path: String, mismatch: EncryptionMismatch)
 }
 
@@ -112,7 +112,7 @@ extension ModelStoreError {
         /// The store's key is not the one the database is encrypted with (or the key given as
         /// `from` to a re-keying is not).
         case wrongKey
-        /// A re-keying of the database was interrupted: run ``ModelStore/rekey(named:in:from:to:progress:)``
+        /// A re-keying of the database was interrupted: run `ModelStore.rekey(named:in:from:to:progress:)`
         /// again with the same keys to finish it.
         case rekeyingUnfinished
     }

@@ -1,4 +1,9 @@
 #if Encryption
+#if canImport(CryptoKit)
+import CryptoKit
+#else
+import Crypto
+#endif
 import Foundation
 import Testing
 @testable import ModelStore
@@ -82,6 +87,24 @@ struct EncryptionRoundTripTests {
         #expect(try snapshot.object(Note.self, forKey: "everything-é") == Self.note)
         #expect(try store.removeObjects(taggedWith: "tag-a") >= 3)
         #expect(try store.object(Note.self, forKey: "everything-é") == nil)
+    }
+
+    @Test("The README's example: an encrypting store, a key change, a plain database encrypted")
+    func readmeExample() throws {
+        let fixture = Fixture()
+        let key = SymmetricKey(size: .bits256)
+        var configuration = fixture.quietConfiguration
+        configuration.encryption = .aes256GCM(key: key)
+        let vault = try ModelStore(name: "vault", policy: .never, configuration: configuration)
+        try vault.set(Self.note, forKey: "u1", metadata: Self.stamp, tags: ["team-7"])
+        let newKey = SymmetricKey(size: .bits256)
+        try vault.close()
+        try ModelStore.rekey(named: "vault", in: fixture.directory.url, from: key, to: newKey)
+        try Sealing.open(fixture, "plain-db", key: nil).close()
+        try ModelStore.rekey(named: "plain-db", in: fixture.directory.url, from: nil, to: newKey)
+        let reopened = try Sealing.open(fixture, "vault", key: newKey)
+        #expect(try reopened.metadata(Stamp.self, forKey: "u1") == Self.stamp)
+        try Sealing.open(fixture, "plain-db", key: newKey).close()
     }
 
     @Test("Compressed records of an encrypting store are compressed without a dictionary, and none is trained")

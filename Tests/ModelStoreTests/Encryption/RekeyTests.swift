@@ -93,6 +93,22 @@ struct RekeyTests {
         #expect(EncryptionMismatchTests.mismatch(fixture, key: .aes256GCM(key: Sealing.first)) == .notEncrypted)
     }
 
+    @Test("A lost encryption marker (a repair that dropped its block) is restored by rekey(from: nil, to: key)")
+    func lostMarkerIsRestored() throws {
+        let fixture = Fixture()
+        try Self.fill(fixture, key: Sealing.first, count: 20)
+        // Remove the marker behind ModelStore's back, as a lost table block would.
+        let engine = try LevelDB(
+            path: fixture.directory.url.appendingPathComponent("db").path,
+            options: ModelStore.Configuration().engineOptions, createIfMissing: false)
+        try EncryptionMarker.key.withUnsafeBytes { try engine.delete(key: $0, sync: true) }
+        engine.close()
+        #expect(EncryptionMismatchTests.mismatch(fixture, key: .aes256GCM(key: Sealing.first)) == .notEncrypted)
+        let report = try ModelStore.rekey(named: "db", in: fixture.directory.url, from: nil, to: Sealing.first)
+        #expect(report.recordsAlreadyDone == 20)
+        try Self.expectAll(fixture, key: Sealing.first, count: 20)
+    }
+
     @Test("The wrong old key is refused before anything changes; an open store of the database refuses re-keying")
     func refusals() throws {
         let fixture = Fixture()
