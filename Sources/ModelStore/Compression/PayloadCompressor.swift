@@ -24,14 +24,7 @@ struct PayloadCompressor: Sendable {
     func compress(_ buffer: inout [UInt8], from payloadStart: Int) {
         guard let level = compression.level else { return }
         if withoutDictionary {
-            _ = ZstdCompressionContext.with { context in
-                let shrunk = buffer.withUnsafeBytes {
-                    context.compress(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), level: level)
-                }
-                guard shrunk else { return }
-                buffer.replaceSubrange(payloadStart..., with: context.output)
-                buffer[1] |= RecordHeader.compressedPayloadFlag
-            }
+            Self.replacePayload(&buffer, from: payloadStart) { $0.compress($1, level: level) }
             return
         }
         guard let dictionary = database.dictionaries.current else {
@@ -42,10 +35,17 @@ struct PayloadCompressor: Sendable {
             return
         }
         guard let cdict = dictionary.cdict(level: level) else { return }
+        Self.replacePayload(&buffer, from: payloadStart) { $0.compress($1, cdict: cdict, id: dictionary.id) }
+    }
+
+    /// Replaces the model at `payloadStart...` by what `compress` leaves in the thread's context's
+    /// output, and sets the envelope's flag, when `compress` says it shrank the model.
+    private static func replacePayload(
+        _ buffer: inout [UInt8], from payloadStart: Int,
+        _ compress: (ZstdCompressionContext, UnsafeRawBufferPointer) -> Bool
+    ) {
         _ = ZstdCompressionContext.with { context in
-            let shrunk = buffer.withUnsafeBytes {
-                context.compress(UnsafeRawBufferPointer(rebasing: $0[payloadStart...]), cdict: cdict, id: dictionary.id)
-            }
+            let shrunk = buffer.withUnsafeBytes { compress(context, UnsafeRawBufferPointer(rebasing: $0[payloadStart...])) }
             guard shrunk else { return }
             buffer.replaceSubrange(payloadStart..., with: context.output)
             buffer[1] |= RecordHeader.compressedPayloadFlag
