@@ -86,9 +86,13 @@ struct EncryptionMismatchTests {
         let raw = try #require(try rawRecord(store, "a"))
         try putRawRecord(store, "b", in: nil, try Sealing.rechecksummed(raw, forKey: "b"))
         try putRawRecord(store, "a", in: "other", try Sealing.rechecksummed(raw, forKey: "a", in: "other"))
+        // Canonically equivalent spellings are different keys, bytes and associated data.
+        try store.set(EncryptionRoundTripTests.note, forKey: "caf\u{E9}")
+        let composed = try #require(try rawRecord(store, "caf\u{E9}"))
+        try putRawRecord(store, "cafe\u{301}", in: nil, try Sealing.rechecksummed(composed, forKey: "cafe\u{301}"))
         // Without a new checksum the move is caught by the checksum already.
         try putRawRecord(store, "c", in: nil, raw)
-        for (key, collection) in [("b", nil), ("a", "other"), ("c", nil)] as [(String, String?)] {
+        for (key, collection) in [("b", nil), ("a", "other"), ("c", nil), ("cafe\u{301}", nil)] as [(String, String?)] {
             store.database.invalidate(key)
             #expect(throws: ModelStoreError.self) {
                 if let collection {
