@@ -1,5 +1,10 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
+# The package traits the core build and its tests use: Encryption, so that the encryption tests
+# (and a `modelstore` that reads encrypted databases) are built. Users who do not ask for the
+# trait never build swift-crypto; `make build TRAITS=` builds without it.
+TRAITS ?= Encryption
+TRAIT_FLAGS = $(if $(TRAITS),--traits $(TRAITS),)
 
 .PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency
 
@@ -12,22 +17,22 @@ demo: dependencies
 
 # Builds the package with its tests (what `make test` runs first).
 build: dependencies
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(TRAIT_FLAGS)
 
 # Builds and runs the whole test suite. The output goes to .build/test-output.log; the console
 # gets failures, the summary and the slowest tests (scripts/run-tests).
 test: build
-	SWIFT=$(SWIFT) ./scripts/run-tests --skip ModelStoreRedisTests
+	SWIFT=$(SWIFT) ./scripts/run-tests $(TRAIT_FLAGS) --skip ModelStoreRedisTests
 
 # The suite without the long crash, soak and fuzz tests (those marked `.long`): for iterating.
 test-quick: build
-	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests --skip ModelStoreRedisTests
+	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests $(TRAIT_FLAGS) --skip ModelStoreRedisTests
 
 # The shared tier (ModelStoreRedis) against real redis-server processes the tests start on
 # loopback ports, with node processes; left out of `make test` so the core needs no Redis.
 # Output: .build/redis-test-output.log.
 test-redis: build
-	TEST_LOG=.build/redis-test-output.log SWIFT=$(SWIFT) ./scripts/run-tests --filter ModelStoreRedisTests
+	TEST_LOG=.build/redis-test-output.log SWIFT=$(SWIFT) ./scripts/run-tests $(TRAIT_FLAGS) --filter ModelStoreRedisTests
 
 # Builds the Integrations package: the Hummingbird and Vapor drivers (it turns on both traits,
 # so it is the one place that builds the two frameworks), their tests, and the ServerFetched

@@ -34,6 +34,9 @@ let package = Package(
     traits: [
         .trait(name: "Hummingbird", description: "Builds ModelStoreHummingbird, a Hummingbird 2 PersistDriver."),
         .trait(name: "Vapor", description: "Builds ModelStoreVapor, a Vapor 4 Cache."),
+        .trait(
+            name: "Encryption",
+            description: "Encryption at rest (Configuration.encryption = .aes256GCM(key:)), through swift-crypto."),
     ],
     dependencies: [
         // Only with the Hummingbird trait (ranges, not exact pins: an app picks its own patch
@@ -44,6 +47,9 @@ let package = Package(
         // Only with the Vapor trait.
         .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Only with the Encryption trait: AES-256-GCM (Crypto on Linux; on Apple platforms it
+        // forwards to CryptoKit). Both major versions offer the same API ModelStore uses.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -101,6 +107,7 @@ let package = Package(
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -151,6 +158,8 @@ let package = Package(
             // ModelStoreTestSupport: the records and seeded generator the crash tests check it by.
             dependencies: [
                 "ModelStore", "CLevelDB", "ModelStoreTestSupport", .product(name: "Logging", package: "swift-log"),
+                // The re-keying modes make keys.
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             path: "Tests/ModelStoreTestHelper",
             swiftSettings: strictSettings
@@ -162,6 +171,8 @@ let package = Package(
                 "ModelStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // `--key-file`, to read encrypted databases.
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -203,7 +214,10 @@ let package = Package(
         // Runs the built `modelstore` and `modelstore-import` executables on real stores.
         .testTarget(
             name: "ModelStoreCLITests",
-            dependencies: ["ModelStore", "ModelStoreCLI", "modelstore-import", "ModelStoreTestSupport"],
+            dependencies: [
+                "ModelStore", "ModelStoreCLI", "modelstore-import", "ModelStoreTestSupport",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
+            ],
             swiftSettings: strictSettings
         ),
         // README.md's Swift examples, extracted by scripts/extract-readme-snippets: building
@@ -227,6 +241,7 @@ let package = Package(
                 "ModelStore", "ModelStoreTestHelper", "ModelStoreTestSupport", "CLevelDB", "CZstd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
         ),

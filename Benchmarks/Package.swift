@@ -23,7 +23,9 @@ let package = Package(
         .executable(name: "modelstore-bench", targets: ["ModelStoreBenchmarks"]),
     ],
     dependencies: [
-        .package(name: "ModelStore", path: "../"),
+        // With the Encryption trait, for the encryption experiment (swift-crypto for its key).
+        .package(name: "ModelStore", path: "../", traits: ["Encryption"]),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Only for the read-through workload's "metrics on" rows: a backend to bootstrap.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -47,6 +49,7 @@ let package = Package(
                 .product(name: "ModelStoreRedis", package: "ModelStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

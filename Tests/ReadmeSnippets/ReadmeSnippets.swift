@@ -79,15 +79,16 @@ extension ReadmeContext {
         configuration.bloomFilterBitsPerKey = 10         // read checksums (on), open files, block size
         configuration.usesSnappyCompression = false      // true: about half the disk, slower random reads
         configuration.recordCompression = .none          // .zstd(): each model compressed with a trained dictionary
+        configuration.encryption = .none                 // .aes256GCM(key:) with the Encryption trait: see below
         let store = try ModelStore(name: "users", policy: .low, configuration: configuration)
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:232
-    func readmeLine232() throws {
-#sourceLocation(file: "README.md", line: 233)
+    /// README.md:233
+    func readmeLine233() throws {
+#sourceLocation(file: "README.md", line: 234)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -100,9 +101,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:251
-    func readmeLine251() async throws {
-#sourceLocation(file: "README.md", line: 252)
+    /// README.md:252
+    func readmeLine252() async throws {
+#sourceLocation(file: "README.md", line: 253)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -113,9 +114,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:275
-    func readmeLine275() throws {
-#sourceLocation(file: "README.md", line: 276)
+    /// README.md:276
+    func readmeLine276() throws {
+#sourceLocation(file: "README.md", line: 277)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -126,9 +127,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:292
-    func readmeLine292() async throws {
-#sourceLocation(file: "README.md", line: 293)
+    /// README.md:293
+    func readmeLine293() async throws {
+#sourceLocation(file: "README.md", line: 294)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -137,9 +138,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:303
-    func readmeLine303() throws {
-#sourceLocation(file: "README.md", line: 304)
+    /// README.md:304
+    func readmeLine304() throws {
+#sourceLocation(file: "README.md", line: 305)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -152,18 +153,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:325
-    func readmeLine325() throws {
-#sourceLocation(file: "README.md", line: 326)
+    /// README.md:326
+    func readmeLine326() throws {
+#sourceLocation(file: "README.md", line: 327)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:353
-    func readmeLine353() async throws {
-#sourceLocation(file: "README.md", line: 354)
+    /// README.md:354
+    func readmeLine354() async throws {
+#sourceLocation(file: "README.md", line: 355)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -175,9 +176,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:377
-    func readmeLine377() async throws {
-#sourceLocation(file: "README.md", line: 378)
+    /// README.md:378
+    func readmeLine378() async throws {
+#sourceLocation(file: "README.md", line: 379)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -200,9 +201,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:420
-    func readmeLine420() async throws {
-#sourceLocation(file: "README.md", line: 421)
+    /// README.md:421
+    func readmeLine421() async throws {
+#sourceLocation(file: "README.md", line: 422)
         let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
             .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
         }
@@ -212,9 +213,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:440
-    func readmeLine440() throws {
-#sourceLocation(file: "README.md", line: 441)
+    /// README.md:441
+    func readmeLine441() throws {
+#sourceLocation(file: "README.md", line: 442)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -224,9 +225,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:462
-    func readmeLine462() async throws {
-#sourceLocation(file: "README.md", line: 463)
+    /// README.md:463
+    func readmeLine463() async throws {
+#sourceLocation(file: "README.md", line: 464)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -239,9 +240,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:482
-    func readmeLine482() throws {
-#sourceLocation(file: "README.md", line: 483)
+    /// README.md:483
+    func readmeLine483() throws {
+#sourceLocation(file: "README.md", line: 484)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -258,8 +259,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:531
-#sourceLocation(file: "README.md", line: 532)
+// README.md:532
+#sourceLocation(file: "README.md", line: 533)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -267,9 +268,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:538
-    func readmeLine538() throws {
-#sourceLocation(file: "README.md", line: 539)
+    /// README.md:539
+    func readmeLine539() throws {
+#sourceLocation(file: "README.md", line: 540)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -283,9 +284,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:569
-    func readmeLine569() throws {
-#sourceLocation(file: "README.md", line: 570)
+    /// README.md:570
+    func readmeLine570() throws {
+#sourceLocation(file: "README.md", line: 571)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -298,10 +299,12 @@ extension ReadmeContext {
     }
 }
 
+// README.md:614 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+
 extension ReadmeContext {
-    /// README.md:635
-    func readmeLine635() throws {
-#sourceLocation(file: "README.md", line: 636)
+    /// README.md:699
+    func readmeLine699() throws {
+#sourceLocation(file: "README.md", line: 700)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -314,20 +317,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1024 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1130 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1050 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1156 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1086 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1192 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1123 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1229 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1147 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1253 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1211
-    func readmeLine1211() throws {
-#sourceLocation(file: "README.md", line: 1212)
+    /// README.md:1323
+    func readmeLine1323() throws {
+#sourceLocation(file: "README.md", line: 1324)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

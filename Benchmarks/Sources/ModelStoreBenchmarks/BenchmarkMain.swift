@@ -54,6 +54,10 @@ enum BenchmarkMain {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 print(try runBackupExperiment(records: records, rounds: rounds, directory: directory))
+            case .encryption(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try await runEncryptionExperiment(records: records, rounds: rounds, directory: directory))
             case .concurrency(let options):
                 try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: options.directory) }

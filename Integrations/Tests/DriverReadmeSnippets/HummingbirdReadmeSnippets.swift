@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1050
-    func readmeLine1050() async throws {
-#sourceLocation(file: "README.md", line: 1051)
+    /// README.md:1156
+    func readmeLine1156() async throws {
+#sourceLocation(file: "README.md", line: 1157)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1086
-    func readmeLine1086() async throws {
-#sourceLocation(file: "README.md", line: 1087)
+    /// README.md:1192
+    func readmeLine1192() async throws {
+#sourceLocation(file: "README.md", line: 1193)
 
 
 

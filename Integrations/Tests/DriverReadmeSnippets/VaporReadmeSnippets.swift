@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1147
-    func readmeLine1147() async throws {
-#sourceLocation(file: "README.md", line: 1148)
+    /// README.md:1253
+    func readmeLine1253() async throws {
+#sourceLocation(file: "README.md", line: 1254)
 
 
 

@@ -25,7 +25,7 @@ extension OpenDatabase {
                 while batch == nil, visited < compression.dictionarySampleCount, dictionaries.isCollecting {
                     let more = try iterator.withCurrent { key, value -> Bool in
                         guard key.first != KeySpace.systemMarker else { return false }
-                        if let header = RecordHeader(parsing: value), !header.isPayloadCompressed {
+                        if let header = RecordHeader(parsing: value), !header.isPayloadCompressed, !header.isSealed {
                             batch = dictionaries.offer(
                                 UnsafeRawBufferPointer(rebasing: value[header.length...]),
                                 sampleCount: compression.dictionarySampleCount)

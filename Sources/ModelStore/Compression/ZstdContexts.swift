@@ -50,6 +50,24 @@ final class ZstdCompressionContext {
     /// Compresses `payload` with `cdict` into ``output`` after the dictionary id `id`;
     /// false when Zstandard fails or the result would not be smaller than `payload`.
     func compress(_ payload: UnsafeRawBufferPointer, cdict: OpaquePointer, id: UInt32) -> Bool {
+        compress(payload, id: id) { destination, capacity in
+            ZSTD_compress_usingCDict(context, destination, capacity, payload.baseAddress, payload.count, cdict)
+        }
+    }
+
+    /// Compresses `payload` without a dictionary (id 0) at `level`: an encrypting store's records,
+    /// since a dictionary trained on its records would keep their plaintext. Frames carry their
+    /// content size (Zstandard's default) and no checksum, as with a dictionary.
+    func compress(_ payload: UnsafeRawBufferPointer, level: Int) -> Bool {
+        compress(payload, id: 0) { destination, capacity in
+            ZSTD_compressCCtx(context, destination, capacity, payload.baseAddress, payload.count, Int32(level))
+        }
+    }
+
+    private func compress(
+        _ payload: UnsafeRawBufferPointer, id: UInt32,
+        _ frame: (_ destination: UnsafeMutableRawPointer, _ capacity: Int) -> Int
+    ) -> Bool {
         output.removeAll(keepingCapacity: true)
         LEB128.append(Int(id), to: &output)
         let prefix = output.count
@@ -59,9 +77,7 @@ final class ZstdCompressionContext {
         guard budget > 0 else { return false }
         output.append(contentsOf: repeatElement(0, count: min(bound, budget)))
         let written = output.withUnsafeMutableBytes { buffer in
-            ZSTD_compress_usingCDict(
-                context, buffer.baseAddress! + prefix, buffer.count - prefix, payload.baseAddress, payload.count,
-                cdict)
+            frame(buffer.baseAddress! + prefix, buffer.count - prefix)
         }
         // An error here is most often "destination too small": the payload does not shrink.
         guard ZSTD_isError(written) == 0 else { return false }

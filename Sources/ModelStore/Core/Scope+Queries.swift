@@ -38,7 +38,9 @@ extension Scope {
                 try reader.checkExpiredEnvelope(header, key: key, keyBytes: keyBytes)
                 return nil
             }
-            return try reader.entry(type, key: key, header: header, record: record)
+            return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) {
+                try reader.entry(type, key: key, header: $1, record: $0)
+            }
         }
     }
 

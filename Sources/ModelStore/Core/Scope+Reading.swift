@@ -22,7 +22,8 @@ extension Scope {
     /// In order: the key is validated and mapped into the scope's key space; LevelDB is read
     /// (through `snapshot` if given); the envelope is parsed and its checksum verified against the
     /// key it was found under (``RecordReader/header(_:key:keyBytes:typeName:)``: a damaged or
-    /// moved record is `corrupted`, never handed out); its expiry is judged at `now`, or while
+    /// moved record is `corrupted`, never handed out); a sealed record is opened
+    /// (``RecordReader/opened(_:header:key:keyBytes:_:)``); its expiry is judged at `now`, or while
     /// `now` is NaN, by the clock, read into `now` only for a record that can expire (on Linux
     /// `Date()` is a large share of a cached read); an expired record is dealt with as `expired`
     /// says; a live one (or, with ``ExpiredRecords/include``, any) goes to `found`, whose bytes
@@ -45,12 +46,12 @@ extension Scope {
                 ? reader.isExpired(header, readingClockInto: &now)
                 : header.isExpired(now: now, timeToLive: reader.timeToLive)
             guard isExpired else {
-                try found(record, header, false)
+                try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { try found($0, $1, false) }
                 return false
             }
             switch expired {
             case .include:
-                try found(record, header, true)
+                try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { try found($0, $1, true) }
                 return false
             case .keep:
                 return false

@@ -185,6 +185,25 @@ extension Scope {
         }
     }
 
+    /// Assembles the rewritten record into `buffer` (opening a sealed one first) and finishes
+    /// it (sealed again, checksum), or returns why it cannot be rewritten.
+    static func reassemble(
+        _ record: UnsafeRawBufferPointer, old: RecordHeader, header: RecordHeader, newSection: [UInt8]?, key: String,
+        keyBytes: UnsafeRawBufferPointer, reader: RecordReader, encoder: RecordEncoder, limit: Int,
+        into buffer: inout [UInt8]
+    ) -> ModelStoreError? {
+        do {
+            try reader.opened(record, header: old, key: key, keyBytes: keyBytes) { record, old in
+                RecordHeader.assemble(into: &buffer, header: header, old: old, record: record, newSection: newSection)
+            }
+            guard buffer.count <= limit else { return .valueTooLarge(key: key, byteCount: buffer.count) }
+            try encoder.finish(&buffer, forKey: key, keyBytes: keyBytes)
+            return nil
+        } catch {
+            return error as? ModelStoreError ?? .io(path: reader.path, message: "\(error)")
+        }
+    }
+
     /// What a rewrite found.
     private enum RewriteOutcome {
         case notFound, rewritten
@@ -232,16 +251,16 @@ extension Scope {
                     guard includingExpired || !old.isExpired(now: now, timeToLive: reader.timeToLive) else {
                         return .notFound
                     }
-                    Self.assemble(
-                        into: &buffer.bytes, header: makeHeader(old, now), old: old, record: record,
-                        newSection: newSection)
-                    guard buffer.bytes.count <= limit else {
-                        return .refused(.valueTooLarge(key: key, byteCount: buffer.bytes.count))
+                    // The header comes from the stored envelope: a sealed record's timestamps are plain.
+                    if let refusal = Self.reassemble(
+                        record, old: old, header: makeHeader(old, now), newSection: newSection, key: key,
+                        keyBytes: keyBytes, reader: reader, encoder: encoder, limit: limit, into: &buffer.bytes)
+                    {
+                        return .refused(refusal)
                     }
                     return .rewritten
                 }
                 guard case .rewritten = outcome else { return outcome }
-                RecordHeader.seal(&buffer.bytes, key: keyBytes)
                 try buffer.bytes.withUnsafeBytes {
                     try hold.write(.put(key: keyBytes, value: $0), ChangeList(KeyChange(key, in: space, .set)), sync: sync)
                 }
@@ -253,27 +272,5 @@ extension Scope {
         case .refused(let error): throw error
         case .rewritten: return true
         }
-    }
-
-    /// A version-3 value: `header`, the new metadata section (or `old`'s), `old`'s tags section
-    /// and payload, byte for byte (a compressed payload stays compressed, with its flag). The
-    /// checksum is left for the caller to seal.
-    static func assemble(
-        into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
-        newSection: [UInt8]?
-    ) {
-        buffer.removeAll(keepingCapacity: true)
-        let hasMetadata = newSection != nil || old.metadataCodec != nil
-        header.writeVersionThree(
-            to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty,
-            isCompressed: old.isPayloadCompressed)
-        if let newSection {
-            buffer.append(contentsOf: newSection)
-        } else if let oldCodec = old.metadataCodec {
-            RecordHeader.appendMetadataSection(
-                codec: oldCodec, bytes: UnsafeRawBufferPointer(rebasing: record[old.metadataRange]), to: &buffer)
-        }
-        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[old.tagsRange]))
-        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[old.length...]))
     }
 }

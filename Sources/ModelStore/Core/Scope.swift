@@ -46,7 +46,10 @@ public final class _Scope: Sendable {
         self.closed = closed
         encoder = RecordEncoder(
             codec: configuration.codec, recordLengthLimit: configuration.recordLengthLimit,
-            compressor: PayloadCompressor(configuration.recordCompression, database: database))
+            compressor: PayloadCompressor(
+                configuration.recordCompression, database: database,
+                withoutDictionary: configuration.encryption.isEnabled),
+            cipher: configuration.encryption.cipher)
         space = .default
         lifetime = nil
         view = nil

@@ -54,6 +54,13 @@ final class DatabaseRegistry: @unchecked Sendable {
         }
     }
 
+    /// Whether `database` has exactly one lease (its caller's): no other store, snapshot or
+    /// enumeration of it is open in this process. For work that needs the database alone
+    /// (re-keying).
+    func isSoleLease(_ database: OpenDatabase) -> Bool {
+        lock.withLock { database.leases == 1 }
+    }
+
     /// Takes one more lease on a database that is still registered (for a snapshot or an
     /// enumeration); throws ``ModelStoreError/closed(path:)`` if it was closed.
     func retain(_ database: OpenDatabase) throws(ModelStoreError) {

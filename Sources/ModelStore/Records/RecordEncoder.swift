@@ -15,6 +15,8 @@ struct RecordEncoder: Sendable {
     let recordLengthLimit: Int
     /// Compresses the model when the store's configuration asks for it; nil: never.
     let compressor: PayloadCompressor?
+    /// Seals the model and metadata when the store's configuration encrypts; nil: never.
+    let cipher: RecordCipher?
 
     /// Encodes a record stored at `storedAt` (seconds since the reference date) into `buffer`.
     ///
@@ -65,7 +67,18 @@ struct RecordEncoder: Sendable {
             throw ModelStoreError.valueTooLarge(key: key, byteCount: buffer.count)
         }
         compressor?.compress(&buffer, from: payloadStart)
-        try space.withPhysicalKey(key) { RecordHeader.seal(&buffer, key: $0) }
+        try space.withPhysicalKey(key) { keyBytes in
+            try finish(&buffer, forKey: key, keyBytes: keyBytes)
+        }
+    }
+
+    /// The last steps of every record a store writes (a new one, or one a rewrite assembled):
+    /// sealing the model and metadata when the store encrypts, then the checksum over the bytes
+    /// as stored.
+    @inline(__always)
+    func finish(_ buffer: inout [UInt8], forKey key: String, keyBytes: UnsafeRawBufferPointer) throws(ModelStoreError) {
+        if let cipher { try cipher.seal(&buffer, key: keyBytes, recordKey: key) }
+        RecordHeader.seal(&buffer, key: keyBytes)
     }
 
     /// Appends the metadata section and then the model, when no tag section comes between them,

@@ -89,6 +89,28 @@ extension RecordHeader {
         return lengthBytes - 1
     }
 
+    /// A version-3 value: `header`, the new metadata section (or `old`'s), `old`'s tags section
+    /// and payload, byte for byte (a compressed payload stays compressed, with its flag). The
+    /// checksum (and, for an encrypting store, the seal) is left for the caller.
+    static func assemble(
+        into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
+        newSection: [UInt8]?
+    ) {
+        buffer.removeAll(keepingCapacity: true)
+        let hasMetadata = newSection != nil || old.metadataCodec != nil
+        header.writeVersionThree(
+            to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty,
+            isCompressed: old.isPayloadCompressed)
+        if let newSection {
+            buffer.append(contentsOf: newSection)
+        } else if let oldCodec = old.metadataCodec {
+            RecordHeader.appendMetadataSection(
+                codec: oldCodec, bytes: UnsafeRawBufferPointer(rebasing: record[old.metadataRange]), to: &buffer)
+        }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[old.tagsRange]))
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[old.length...]))
+    }
+
     /// Stores the checksum of `key` and the finished value in its bytes 3..<7, by the rule of
     /// the value's version byte (version 3 for every write; version 2 for tests that craft one).
     static func seal(_ buffer: inout [UInt8], key: UnsafeRawBufferPointer) {

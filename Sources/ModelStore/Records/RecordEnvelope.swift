@@ -56,6 +56,35 @@ import Foundation
 //                 then value bytes 7...end: every byte of the value but the checksum itself
 //        7     …  as version 2 from offset 7 (storedAt, deadline, metadata, tags, payload)
 //
+// Sealed records (version 3 with flag bit 5; written by stores with `Configuration.encryption`;
+// readers before it refuse the bit as unknown). The model and the metadata are sealed with
+// AES-256-GCM (Records/../Encryption/RecordCipher.swift); what sweeps, counts and the tag index
+// read without a key stays plain:
+//
+//   offset  size  field
+//   ------  ----  -----------------------------------------------------------------------
+//        0     1  format version: 0x33
+//        1     1  flags: as version 3, with bit 5 set. Bits 1 (metadata) and 3 (compressed)
+//                 describe the plaintext inside the seal
+//        2     1  payload codec identifier (as in version 1)
+//        3     4  CRC-32C, as version 3: over the key and every byte of the value but itself,
+//                 ciphertext and tag included (damage is reported as such, before decryption)
+//        7     8  storedAt (as in version 1)
+//       15     8  (only if bit 0) expiresAt
+//        …     …  (only if bit 2) tags section, as in version 2, in the clear (the tag index
+//                 holds the tags in its keys anyway)
+//        …     4  key identifier, little-endian: which key sealed it (see RecordCipher.keyID)
+//        …    12  nonce, random per seal
+//        …     …  ciphertext of: the metadata section (only if bit 1), then the payload as
+//                 version 3 stores it (a dictionary id and Zstandard frame if bit 3)
+//      end    16  GCM tag
+//
+// Associated data: the LevelDB key (which names the collection), value bytes 0..<3, then value
+// bytes 7 up to the ciphertext (storedAt, deadline, tags, key identifier, nonce). A value copied
+// to another key or collection, or with any envelope byte changed, does not open, even with a
+// recomputed checksum. Opened, a sealed record is the plain version-3 record it was before
+// sealing (checksum field zero), which every read path then handles as any other.
+//
 // Why 0x33 and not 3: the version byte decides how much of the record the checksum covers,
 // so a damaged version byte must never turn a version-3 record into an older, less checked
 // one. 3 (0b0000_0011) is one bit flip from 1 and from 2; 0x33 (0b0011_0011) is three flips
@@ -105,8 +134,14 @@ struct RecordHeader: Equatable, Sendable {
     static let neverExpiresFlag: UInt8 = 0b0001_0000
     /// The flags a version-2 record may carry.
     static let knownFlags: UInt8 = 0b0000_1111
+    /// Version 3 only: the model and metadata are sealed (see "Sealed records" above).
+    static let sealedFlag: UInt8 = 0b0010_0000
     /// The flags a version-3 record may carry.
-    static let knownFlagsV3: UInt8 = 0b0001_1111
+    static let knownFlagsV3: UInt8 = 0b0011_1111
+    /// A sealed record's key identifier and nonce, between its tags and its ciphertext.
+    static let sealedPrefixLength = 16
+    /// The GCM tag at the end of a sealed record.
+    static let sealTagLength = 16
     static let baseLengthV1 = 11
     /// The fixed part of a version-2 or version-3 envelope.
     static let baseLengthV2 = 15
@@ -145,6 +180,19 @@ struct RecordHeader: Equatable, Sendable {
     var tagsRange: Range<Int> = 0..<0
     /// The stored checksum (versions 2 and 3).
     var storedChecksum: UInt32?
+    /// For a sealed record, where its key identifier starts (its metadata and payload are in the
+    /// ciphertext: ``metadataRange`` is empty and ``length`` is the whole value); 0 otherwise.
+    var sealedAt = 0
+
+    /// Whether the model and metadata are sealed (flag bit 5): open it before reading them.
+    @inline(__always)
+    var isSealed: Bool { sealedAt != 0 }
+
+    /// The fixed part of a version-3 envelope: up to the end of storedAt or the deadline (in
+    /// version 3 a deadline is stored exactly when ``expiresAt`` is set).
+    var fixedLength: Int {
+        Self.baseLengthV2 + (expiresAt == nil ? 0 : Self.deadlineLength)
+    }
 
     /// Parses the envelope at the start of `bytes`; nil if it is not a valid envelope of a
     /// version this reader knows (damaged, truncated, or with unknown flags).
@@ -186,7 +234,8 @@ struct RecordHeader: Equatable, Sendable {
         var offset = Self.baseLengthV2
         guard let deadline = Self.readDeadline(bytes, flags: flags, at: &offset) else { return nil }
         expiresAt = deadline
-        if flags & Self.hasMetadataFlag != 0 {
+        let isSealed = isThree && flags & Self.sealedFlag != 0
+        if flags & Self.hasMetadataFlag != 0, !isSealed {
             // At least the codec byte: an empty section would be a flag without content.
             guard let sectionLength = LEB128.read(bytes, at: &offset), sectionLength >= 1 else { return nil }
             metadataCodec = ModelCodecIdentifier(rawValue: bytes[offset])
@@ -203,6 +252,11 @@ struct RecordHeader: Equatable, Sendable {
                 offset += tagLength
             }
             tagsRange = start..<offset
+        }
+        if isSealed {
+            guard bytes.count - offset >= Self.sealedPrefixLength + Self.sealTagLength else { return nil }
+            sealedAt = offset
+            offset = bytes.count
         }
         length = offset
         if isThree {

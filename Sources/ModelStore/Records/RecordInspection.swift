@@ -29,6 +29,12 @@ public struct RecordInspection: Sendable {
     public let metadata: Data?
     /// The tags section's tags.
     public let tags: [String]
+    /// For a sealed (encrypted) record, the identifier of the key that sealed it (8 hex digits);
+    /// nil for a plain record.
+    public let sealedBy: String?
+    /// Whether the model and metadata are shown: false for a sealed record the store has no key
+    /// for (``metadata`` is then nil, whatever the record holds).
+    public let isReadable: Bool
 }
 
 extension ModelStore {
@@ -56,11 +62,26 @@ extension Scope {
             let checksum: RecordInspection.Checksum =
                 header.storedChecksum == nil
                 ? .absent : header.checksumMatches(value: record, key: keyBytes) ? .valid : .mismatch
-            return RecordInspection(
-                formatVersion: header.formatNumber, flags: record[1], codec: header.codec, checksum: checksum,
-                metadataCodec: header.metadataCodec,
-                metadata: header.metadataCodec.map { _ in Data(record[header.metadataRange]) },
-                tags: TagIndex.tags(of: record, header: header))
+            let flags = record[1]
+            let sealedBy = header.isSealed
+                ? RecordCipher.describe(
+                    UInt32(littleEndian: record.loadUnaligned(fromByteOffset: header.sealedAt, as: UInt32.self)))
+                : nil
+            func inspection(_ record: UnsafeRawBufferPointer, _ header: RecordHeader, readable: Bool) -> RecordInspection {
+                RecordInspection(
+                    formatVersion: header.formatNumber, flags: flags, codec: header.codec, checksum: checksum,
+                    metadataCodec: header.metadataCodec,
+                    metadata: header.metadataCodec.map { _ in Data(record[header.metadataRange]) },
+                    tags: TagIndex.tags(of: record, header: header), sealedBy: sealedBy, isReadable: readable)
+            }
+            // A sealed record is shown opened when the store has its key and it verifies; else
+            // its envelope only, never its ciphertext.
+            guard header.isSealed, reader.cipher != nil, checksum == .valid else {
+                return inspection(record, header, readable: !header.isSealed)
+            }
+            return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) {
+                inspection($0, $1, readable: true)
+            }
         }
     }
 }

@@ -12,6 +12,8 @@ struct RecordReader: Sendable {
     let dictionaries: RecordDictionaries
     /// The largest model a compressed payload may expand to: no write could have stored more.
     let payloadLimit: Int
+    /// Opens sealed records when the store encrypts; nil: it has no key.
+    let cipher: RecordCipher?
 
     init(
         policy: UpdatePolicy, configuration: ModelStore.Configuration, path: String, dictionaries: RecordDictionaries
@@ -22,6 +24,7 @@ struct RecordReader: Sendable {
         self.path = path
         self.dictionaries = dictionaries
         payloadLimit = configuration.recordLengthLimit
+        cipher = configuration.encryption.cipher
     }
 
     /// The clock's time as seconds since the reference date.

@@ -47,7 +47,21 @@ enum CrashPoint: String, CaseIterable {
     /// staging name and is not yet deleted.
     case restoreExchanged = "restore-exchanged"
 
+    /// A re-keying's marker says it is under way; no record is rewritten yet.
+    case rekeyMarked = "rekey-marked"
+    /// A re-keying wrote a chunk of records (`rekey-chunk:N` arms the Nth, from 1).
+    case rekeyChunk = "rekey-chunk"
+    /// A re-keying rewrote every record; its marker still says it is under way.
+    case rekeyRewritten = "rekey-rewritten"
+
     private static let armed: String? = getenv("MODELSTORE_TEST_CRASH_AT").map { String(cString: $0) }
+
+    /// Kills the process if a test armed the `occurrence`th time this step is reached
+    /// (`MODELSTORE_TEST_CRASH_AT=<raw value>:<occurrence>`).
+    func reached(occurrence: Int) {
+        guard let armed = Self.armed, armed == "\(rawValue):\(occurrence)" else { return }
+        _ = kill(getpid(), SIGKILL)
+    }
 
     /// Kills the process if a test armed this step.
     func reached() {

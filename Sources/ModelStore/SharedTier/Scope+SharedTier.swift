@@ -60,11 +60,16 @@ extension Scope {
             // record's own deadline here.
             if let tierDeadline, deadline.map({ tierDeadline < $0 }) ?? true {
                 var buffer: [UInt8] = []
-                Scope.assemble(
-                    into: &buffer,
+                // The rewrite's own assembly: a sealed record is opened and sealed again, since
+                // its header is bound to the seal.
+                let refusal = Scope.reassemble(
+                    record, old: header,
                     header: RecordHeader(storedAt: min(header.storedAt, now), expiresAt: tierDeadline, codec: header.codec),
-                    old: header, record: record, newSection: nil)
-                RecordHeader.seal(&buffer, key: keyBytes)
+                    newSection: nil, key: key, keyBytes: keyBytes, reader: reader, encoder: encoder,
+                    limit: configuration.recordLengthLimit, into: &buffer)
+                // One this node cannot open (another key): a miss here, left in the tier for the
+                // nodes that can.
+                if refusal != nil { return .expired }
                 restamped = buffer
             }
             return .live(tags: TagIndex.tags(of: record, header: header))

@@ -119,6 +119,16 @@ extension ModelStore {
         /// refuse them as undecodable. Per store instance: it decides how that instance writes.
         public var recordCompression: RecordCompression = .none
 
+        /// Whether records are sealed, and with which key (``RecordEncryption/none`` by default).
+        ///
+        /// With `.aes256GCM(key:)` (package trait `Encryption`), every record's model and metadata
+        /// are sealed with AES-256-GCM; keys, tags and timestamps stay readable. The database
+        /// remembers its key's identifier: opening it with another key, without one, or opening
+        /// an unencrypted database that holds records with one throws
+        /// ``ModelStoreError/encryptionMismatch(path:mismatch:)``. With compression, records are
+        /// compressed without a trained dictionary (a dictionary would keep plaintext).
+        public var encryption: RecordEncryption = .none
+
         /// How many decoded models to keep in memory per database (0 turns the cache off).
         ///
         /// A hit returns the model without touching LevelDB or the codec. Every write path
@@ -175,6 +185,12 @@ extension ModelStore {
         /// promise to change nothing.
         package var recordsPolicies: Bool = true
 
+        /// Whether the open checks the database's encryption marker against ``encryption``
+        /// (always, outside the `modelstore` tool): the tool inspects encrypted databases without
+        /// a key, showing that their records are sealed. Without the check and without a key,
+        /// every read of a sealed record throws ``ModelStoreError/encryptionMismatch(path:mismatch:)``.
+        package var checksEncryption: Bool = true
+
         /// The read-through clock and metrics factory; tests inject their own.
         package var readThrough = ReadThroughSettings()
 
@@ -197,6 +213,7 @@ extension ModelStore {
                 throw .invalidPolicy(reason: "maximumTotalBytes is \(bytes); use 0 or more bytes, or nil for no limit")
             }
             try recordCompression.validate()
+            try encryption.validate()
             if objectCacheLimit < 0 {
                 throw .invalidPolicy(
                     reason: "objectCacheLimit is \(objectCacheLimit); use 0 (no object cache) "

@@ -82,7 +82,15 @@ public final class ModelStore: ModelWriter {
         try DatabaseName.validate(name)
         try policy.validate()
         try configuration.validate()
-        database = try DatabaseRegistry.shared.acquire(name: name, configuration: configuration)
+        let database = try DatabaseRegistry.shared.acquire(name: name, configuration: configuration)
+        do {
+            // Before anything reads or writes: a mismatched key changes nothing.
+            if configuration.checksEncryption { try database.checkEncryption(configuration.encryption) }
+        } catch {
+            DatabaseRegistry.shared.release(database)
+            throw error
+        }
+        self.database = database
         self.name = name
         self.policy = policy
         self.configuration = configuration
@@ -96,7 +104,10 @@ public final class ModelStore: ModelWriter {
             // One read the first time in the process, a write only when the policy changed.
             database.policies.record(policy, for: .default, in: database, sync: configuration.syncWrites)
         }
-        if configuration.recordCompression.isEnabled, database.dictionaries.isCollecting {
+        // An encrypting store trains no dictionary: it would keep its samples' plaintext.
+        if configuration.recordCompression.isEnabled, !configuration.encryption.isEnabled,
+            database.dictionaries.isCollecting
+        {
             database.sampleStoredRecords(compression: configuration.recordCompression)
         }
         if let interval = configuration.automaticSweepInterval {

@@ -99,6 +99,28 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// else), and was not asked to: nothing was changed. Restore with
     /// `replacingExisting: true` to replace a database, or choose another name or destination.
     case alreadyExists(path: String)
+
+    /// The database's encryption and the store's ``ModelStore/Configuration/encryption`` do not
+    /// match (`mismatch` says how), or an interrupted re-keying must be finished first. Nothing
+    /// was read or written: open it with the right key, or change its key with
+    /// `ModelStore.rekey(named:in:from:to:progress:)`.
+    case encryptionMismatch(path: String, mismatch: EncryptionMismatch)
+}
+
+extension ModelStoreError {
+    /// How a database's encryption and a store's configuration disagree.
+    public enum EncryptionMismatch: Sendable, Hashable {
+        /// The database is encrypted and the store has no key.
+        case keyRequired
+        /// The store has a key and the database is not encrypted (and holds records).
+        case notEncrypted
+        /// The store's key is not the one the database is encrypted with (or the key given as
+        /// `from` to a re-keying is not).
+        case wrongKey
+        /// A re-keying of the database was interrupted: run `ModelStore.rekey(named:in:from:to:progress:)`
+        /// again with the same keys to finish it.
+        case rekeyingUnfinished
+    }
 }
 
 extension ModelStoreError: CustomStringConvertible {
@@ -165,6 +187,21 @@ extension ModelStoreError: CustomStringConvertible {
             return "The fetch for key \(Self.abbreviated(key)) took longer than the hard timeout (\(after)) and no "
                 + "stale record could be served; it goes on in the background. Retry later, raise "
                 + "ReadThroughOptions.hardTimeout, or set staleIfError to serve an expired record."
+        case let .encryptionMismatch(path, mismatch):
+            switch mismatch {
+            case .keyRequired:
+                return "The database at \(path) is encrypted and the store has no key; nothing was read or written. "
+                    + "Set ModelStore.Configuration.encryption to .aes256GCM(key:) with its key."
+            case .notEncrypted:
+                return "The database at \(path) is not encrypted and the store was given a key; nothing was read or "
+                    + "written. Open it without a key, or encrypt it first with ModelStore.rekey(named:in:from: nil, to: key)."
+            case .wrongKey:
+                return "The database at \(path) is encrypted with another key than the one given; nothing was read "
+                    + "or written. Use the key it was encrypted with."
+            case .rekeyingUnfinished:
+                return "A re-keying of the database at \(path) was interrupted; nothing was read or written. Run "
+                    + "ModelStore.rekey(named:in:from:to:) again with the same keys to finish it."
+            }
         case let .notModifiedWithoutRecord(key):
             return "The fetch for key \(Self.abbreviated(key)) answered notModified, but no record is stored to "
                 + "keep. Return .value when the fetch's previous entry is nil."

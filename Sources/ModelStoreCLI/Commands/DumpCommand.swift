@@ -16,7 +16,9 @@ struct DumpCommand: ParsableCommand {
             cannot be read at all (a damaged header, or bytes that fail the checksum) is printed as \
             {"key": ..., "error": ...}, the error of a record that fails its checksum giving the \
             `modelstore remove` command that removes it; the dump goes on and exits with 1 at the end. \
-            With standard output redirected and standard error on a terminal, a progress bar is drawn.
+            With standard output redirected and standard error on a terminal, a progress bar is drawn. \
+            The records of an encrypted database need --key-file; without it each is printed as \
+            {"key": ..., "encrypted": true, "sealedBy": ...} (never its ciphertext) and the dump exits with 1.
             """)
 
     @Argument(help: "The database's name.")
@@ -57,12 +59,16 @@ struct DumpCommand: ParsableCommand {
         let now = Date()
         var written = 0
         var undecodable = 0
+        var encrypted = 0
         let raw = RawRecordReader(
             inspector: root.inspector, name: name, policy: judgedBy.policy, collection: collection.collection)
         while let key = try cursor.next() {
             do {
                 try scope.requireIntactRecord(forKey: key, in: store, collection: collection.collection)
-                if var report = try scope.entry(InspectedValue.self, forKey: key).map({ RecordReport($0, now: now) }) {
+                if let sealed = scope.sealedRecordReport(forKey: key) {
+                    encrypted += 1
+                    out.line(bytes: try encoder.encode(sealed))
+                } else if var report = try scope.entry(InspectedValue.self, forKey: key).map({ RecordReport($0, now: now) }) {
                     report.addEnvelope(forKey: key, in: scope, raw: raw)
                     out.line(bytes: try encoder.encode(report))
                 }
@@ -91,6 +97,7 @@ struct DumpCommand: ParsableCommand {
         }
         out.flush()
         progress.finish()
+        if encrypted > 0, undecodable == 0 { throw CommandFailure.encrypted(encrypted) }
         if undecodable > 0 {
             throw CommandFailure(
                 status: .failure,

@@ -19,7 +19,10 @@ struct GetCommand: ParsableCommand {
             that fails its checksum is not shown and the command exits with 1, naming the \
             `modelstore remove` command that removes that record. A model stored compressed is shown \
             decompressed, and its size line gives both sizes (`compressed` and \
-            `uncompressedModelByteCount` in --json).
+            `uncompressedModelByteCount` in --json). A record of an encrypted database is shown only \
+            with --key-file; without it, the tool says the record is encrypted and by which key \
+            (`"encrypted": true` in --json), shows its envelope and tags, never its ciphertext, and \
+            exits with 1.
             """)
 
     @Argument(help: "The database's name.")
@@ -45,6 +48,18 @@ struct GetCommand: ParsableCommand {
         defer { try? store.close() }
         let scope = collection.scope(in: store)
         try scope.requireIntactRecord(forKey: key, in: store, collection: collection.collection)
+        if let sealed = scope.sealedRecordReport(forKey: key) {
+            if output.json {
+                print(try JSONOutput.pretty(sealed))
+            } else {
+                print("key          \(sealed.key)")
+                if let name = collection.collection { print("collection   \(name)") }
+                print("encrypted    yes, sealed by key \(sealed.sealedBy)")
+                print("format       \(sealed.formatVersion) (checksum \(sealed.checksum))")
+                if !sealed.tags.isEmpty { print("tags         \(sealed.tags.joined(separator: ", "))") }
+            }
+            throw CommandFailure.encrypted(1)
+        }
         guard var report = try read(from: store, policy: judgedBy.policy) else {
             throw CommandFailure(
                 status: .notFound,

@@ -16,10 +16,23 @@ struct RootOptions: ParsableArguments {
             valueName: "path"))
     var root: String?
 
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "A file holding the key of an encrypted database (32 bytes, 64 hexadecimal digits, or base64). "
+                + "Without it, an encrypted database's records are shown as encrypted, never their contents.",
+            valueName: "path"))
+    var keyFile: String?
+
     /// `<caches>/ModelStore`, which holds each program's default directory.
     static var programsFolder: URL { ModelStore.defaultDirectory.deletingLastPathComponent() }
 
     func validate() throws {
+        do {
+            _ = try KeyFile.encryption(path: keyFile)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         guard root == nil else { return }
         let folder = Self.programsFolder.path
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
@@ -50,7 +63,10 @@ struct RootOptions: ParsableArguments {
     }
 
     /// An inspector over the root.
-    var inspector: Inspector { Inspector(root: storeRoot) }
+    var inspector: Inspector {
+        // `validate()` has read the key file once already: a failure here is a file changed since.
+        Inspector(root: storeRoot, encryption: (try? KeyFile.encryption(path: keyFile)) ?? .none)
+    }
 }
 
 /// `--json`, for commands whose output scripts read.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore stats NAME`: record counts, sizes and LevelDB's own statistics.
 struct StatsCommand: ParsableCommand {
@@ -78,6 +78,8 @@ struct StatsCommand: ParsableCommand {
         /// `records`, key space by key space: they add up to it.
         let keySpaces: [KeySpace]
         let sizes: Sizes
+        /// The database's encryption (algorithm and key identifier, never the key), or null.
+        let encryption: String?
         let leveldbStats: String
     }
 
@@ -102,6 +104,7 @@ struct StatsCommand: ParsableCommand {
                     total: space.counts.total, live: space.counts.live, expired: space.counts.expired)
             },
             sizes: .init(approximate: try everything.approximateSize(), onDisk: usage.bytes, files: usage.files),
+            encryption: try everything.encryptionDescription(),
             leveldbStats: try everything.statistics())
         if output.json {
             print(try JSONOutput.pretty(report))
@@ -132,6 +135,7 @@ struct StatsCommand: ParsableCommand {
         print(
             "size         \(Format.bytes(report.sizes.onDisk)) on disk in \(Format.count(report.sizes.files, "file"))")
         print("  estimate   \(Format.bytes(report.sizes.approximate))  (LevelDB's estimate; excludes unflushed writes)")
+        print("encryption   \(report.encryption ?? "none")")
         print("")
         print("LevelDB statistics:")
         print(report.leveldbStats.trimmingCharacters(in: .newlines))

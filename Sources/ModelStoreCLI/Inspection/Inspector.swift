@@ -22,6 +22,9 @@ import ModelStore
 struct Inspector {
     /// The root the databases live under.
     let root: StoreRoot
+    /// The key given with `--key-file`. Without one, encrypted databases open all the same (their
+    /// keys, envelopes and counts are readable) and each sealed record reads as encrypted.
+    var encryption: RecordEncryption = .none
 
     /// Fails unless `name` is a database under the root: with ``ExitStatus/usage`` for a name
     /// ModelStore never accepts, and ``ExitStatus/notFound`` when there is no database of
@@ -96,6 +99,9 @@ struct Inspector {
         configuration.finishesInterruptedDeletions = false
         // Nor does it record the policy it judges by: the database keeps its program's.
         configuration.recordsPolicies = false
+        // With a key, a wrong one is refused at open; without, sealed records say they are sealed.
+        configuration.encryption = encryption
+        configuration.checksEncryption = encryption.isEnabled
         return configuration
     }
 

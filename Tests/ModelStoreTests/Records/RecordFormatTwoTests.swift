@@ -228,14 +228,14 @@ struct RecordFormatTwoTests {
         let store = try fixture.open(policy: .high)
         let now = fixture.clock.now.timeIntervalSinceReferenceDate
         // Version 2: bit 4, the first one it reserved (bit 3 marks a compressed model since then;
-        // version 3 gives bit 4 a meaning, so its first reserved one is bit 5).
+        // version 3 gives bit 4 and bit 5 (sealed) a meaning, so its first reserved one is bit 6).
         var two = try RecordFormatThreeTests.versionTwoRecord(User.sample(), key: "two", storedAt: now)
         two[1] |= 0b0001_0000
         Array("two".utf8).withUnsafeBytes { RecordHeader.seal(&two, key: $0) }
         try putRawRecord(store, "two", two)
         try store.set(User.sample(), forKey: "three")
         var three = try #require(try rawRecord(store, "three"))
-        three[1] |= 0b0010_0000
+        three[1] |= 0b0100_0000
         Array("three".utf8).withUnsafeBytes { RecordHeader.seal(&three, key: $0) }
         try putRawRecord(store, "three", three)
         for key in ["two", "three"] {

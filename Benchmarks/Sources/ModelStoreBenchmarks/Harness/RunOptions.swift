@@ -32,6 +32,11 @@ import Foundation
 ///     modelstore-bench backup [--records 1000000] [--runs 3] [--workdir PATH]
 /// measures backup and restore throughput (see ``runBackupExperiment(records:rounds:directory:)``).
 ///
+///     modelstore-bench encryption [--records 20000] [--runs 5] [--workdir PATH]
+///
+/// times puts, gets, imports and scans of an encrypting store against a plain one (see
+/// ``runEncryptionExperiment(records:rounds:directory:)``).
+///
 ///     modelstore-bench concurrency [--records 1000000] [--runs 3] [--readers 1] [--writers 2]
 ///                                  [--idle-seconds 3] [--seconds 10] [--write-buffer MiB]
 ///                                  [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
@@ -56,6 +61,7 @@ enum Command {
     case metadata(records: Int, rounds: Int, directory: String)
     case core(records: Int, rounds: Int, directory: String)
     case backup(records: Int, rounds: Int, directory: String)
+    case encryption(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
     case help
 
@@ -70,6 +76,7 @@ enum Command {
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
                modelstore-bench core [--records N] [--runs N] [--workdir PATH]
                modelstore-bench backup [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench encryption [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
                                             [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
@@ -147,6 +154,11 @@ enum Command {
         case "core":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .core(
+                records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
+                directory: options.workDirectory)
+        case "encryption":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .encryption(
                 records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
                 directory: options.workDirectory)
         case "concurrency":
