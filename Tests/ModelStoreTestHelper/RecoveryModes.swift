@@ -51,7 +51,7 @@ func runRecoveryMode(_ command: String, root: String, name: String, extra: [Stri
     case "hold-leveldb":
         holdWithLevelDB(directory: root + "/" + name)
     default:
-        return false
+        return try runIndexMode(command, root: root, name: name, extra: extra)
     }
     return true
 }
