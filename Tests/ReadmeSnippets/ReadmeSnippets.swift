@@ -281,10 +281,40 @@ extension ReadmeContext {
     }
 }
 
+// README.md:573
+#sourceLocation(file: "README.md", line: 574)
+struct Post: Codable, Sendable {
+    var author: String
+    var createdAt: Date
+    var tags: [String]
+}
+#sourceLocation()
+
 extension ReadmeContext {
-    /// README.md:592
-    func readmeLine592() throws {
-#sourceLocation(file: "README.md", line: 593)
+    /// README.md:581
+    func readmeLine581() throws {
+#sourceLocation(file: "README.md", line: 582)
+        let posts = store.collection("posts")
+        // Call these each time the store opens, before writing: indexers are code.
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
+        try posts.defineIndex("byTime", of: Post.self, version: 1) { post in [.date(post.createdAt)] }
+        try posts.defineIndex("byTag", of: Post.self, version: 1) { post in post.tags.map { .string($0) } }  // many values
+
+        let mine = try posts.entries(Post.self, where: "byAuthor", equals: .string("ada")).collect()
+        let since = Date().addingTimeInterval(-86_400)
+        let recent = try posts.entries(Post.self, where: "byTime",
+                                       in: .date(since) ..< .date(.distantFuture), reverse: true, limit: 20)
+        let keys = try posts.keys(where: "byTag", equals: .string("swift"))           // Cursor<String>
+        let n = try posts.count(where: "byAuthor", equals: .string("ada"))
+        try posts.dropIndex("byTag")
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:654
+    func readmeLine654() throws {
+#sourceLocation(file: "README.md", line: 655)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -297,12 +327,12 @@ extension ReadmeContext {
     }
 }
 
-// README.md:952 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1037 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:978 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1063 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1014 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1099 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1051 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1136 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1075 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1160 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)

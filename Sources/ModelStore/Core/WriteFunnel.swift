@@ -8,7 +8,7 @@
 // takes the write gate, applies it, then does what every write owes the layers above: forgets
 // the keys in memory (object cache, remembered "not found", fail-safe throttle) and reports the
 // changes to observers. This is where a shared tier will publish invalidations, where index
-// entries will join a record's atomic write, and where payloads will be sealed.
+// entries join a record's atomic write (IndexMaintenance.swift), and where payloads will be sealed.
 
 /// One key a write changes, and how.
 struct KeyChange {

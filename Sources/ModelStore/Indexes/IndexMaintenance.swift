@@ -25,9 +25,12 @@ struct IndexWork {
     private var pending: [[UInt8]: [ArraySlice<UInt8>]] = [:]
     /// The records the batch puts, by physical key, read once on the first set without values.
     private var putRecords: [[UInt8]: [UInt8]]?
+    /// Whether one key may change twice in the write (a batch): only then is ``pending`` kept.
+    private let tracksPending: Bool
 
-    init(engine: LevelDB, write: EngineWrite) {
+    init(engine: LevelDB, write: EngineWrite, tracksPending: Bool = false) {
         self.engine = engine
+        self.tracksPending = tracksPending
         original = write
         switch write {
         case .batch(let batch):
@@ -49,7 +52,7 @@ struct IndexWork {
             if !new.contains(encoded) { new.append(encoded) }
         }
         let reverseKey = IndexKeys.reverseKey(id, userKey: userKey)
-        let old = try pending[reverseKey] ?? reverseKey.withUnsafeBytes { key in
+        let old = try (tracksPending ? pending[reverseKey] : nil) ?? reverseKey.withUnsafeBytes { key in
             try engine.withValue(forKey: key) { $0.map(IndexKeys.encodings(inReverse:)) ?? [] }
         }
         guard old != new else { return }
@@ -67,7 +70,7 @@ struct IndexWork {
             for encoded in new { value += encoded }
             reverseKey.withUnsafeBytes { key in value.withUnsafeBytes { batch.put(key: key, value: $0) } }
         }
-        pending[reverseKey] = new
+        if tracksPending { pending[reverseKey] = new }
     }
 
     /// The record the write puts under `physicalKey` (its last put, in a batch); nil for none.
@@ -94,7 +97,7 @@ extension IndexRegistry {
         try changes.forEach { change in
             let indexes = indexes(for: change.space)
             guard !indexes.isEmpty else { return }
-            if work == nil { work = IndexWork(engine: engine, write: write) }
+            if work == nil { work = IndexWork(engine: engine, write: write, tracksPending: changes.count > 1) }
             try change.space.withPhysicalKey(change.key) { physicalKey in
                 let userKey = UnsafeRawBufferPointer(rebasing: physicalKey[change.space.prefix.count...])
                 for index in indexes {

@@ -99,7 +99,7 @@ extension ModelWriter {
             reverse: reverse, limit: limit)
     }
 
-    /// ``entries(_:where:in:reverse:limit:)-(_,_,Range<IndexValue>,_,_)`` with both ends included.
+    /// `entries(_:where:in:reverse:limit:)` over a half-open range, with both ends included here.
     ///
     /// - Throws: As ``entries(_:where:equals:)``.
     public func entries<Value: Decodable>(

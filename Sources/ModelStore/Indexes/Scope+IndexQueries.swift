@@ -11,24 +11,38 @@ extension Scope {
     /// A cursor over the records of the index `name` whose entries lie in `range` (given the
     /// index's id), each turned into an element by `extract` (nil: skipped).
     func indexCursor<Element>(
-        _ name: String, range: (UInt32) -> KeyRange, reverse: Bool, limit: Int?,
+        _ name: String, range: (UInt32) -> KeyRange, reverse: Bool, limit: Int?, readsStoredDefinitions: Bool = false,
         _ extract: @escaping (
             _ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, _ reader: RecordReader, _ now: Double
         ) throws -> Element?
     ) throws -> Cursor<Element> {
         let database = try open()
         try DefinedIndex.validate(name: name)
-        guard let index = database.indexes.index(named: name, in: space) else {
+        let snapshot = try self.snapshot ?? database.run { try $0.makeSnapshot() }
+        let id: UInt32
+        if let index = database.indexes.index(named: name, in: space) {
+            guard index.isBuilt else { throw ModelStoreError.indexNotBuilt(index: name, collection: space.collection) }
+            id = index.id
+        } else if readsStoredDefinitions {
+            // A tool: the database's own record says whether the index is built, and where.
+            let key = IndexKeys.definitionKey(name: name, in: space)
+            let path = database.path
+            guard let definition = try database.run({ try IndexDefinition.read(key: key, from: $0, snapshot: snapshot, path: path) }),
+                definition.state != .dropped
+            else { throw ModelStoreError.indexNotDefined(index: name, collection: space.collection) }
+            guard definition.state == .built else {
+                throw ModelStoreError.indexNotBuilt(index: name, collection: space.collection)
+            }
+            id = definition.id
+        } else {
             throw ModelStoreError.indexNotDefined(index: name, collection: space.collection)
         }
-        guard index.isBuilt else { throw ModelStoreError.indexNotBuilt(index: name, collection: space.collection) }
-        let snapshot = try self.snapshot ?? database.run { try $0.makeSnapshot() }
         let prefix = space.prefix
         let reader = reader
         let now = reader.now()
         let engine = database.engine
         return try Cursor(
-            database: database, snapshot: snapshot, range: range(index.id), reverse: reverse, limit: limit
+            database: database, snapshot: snapshot, range: range(id), reverse: reverse, limit: limit
         ) { entryKey, _ in
             guard let userKey = IndexKeys.userKey(ofEntry: entryKey) else { return nil }
             var physical = prefix
@@ -53,9 +67,13 @@ extension Scope {
             ? space.key(fromPhysical: keyBytes) : nil
     }
 
-    func indexKeys(_ name: String, range: @escaping (UInt32) -> KeyRange, reverse: Bool, limit: Int?) throws -> Cursor<String> {
+    func indexKeys(
+        _ name: String, range: @escaping (UInt32) -> KeyRange, reverse: Bool, limit: Int?, readsStoredDefinitions: Bool = false
+    ) throws -> Cursor<String> {
         let space = space
-        return try indexCursor(name, range: range, reverse: reverse, limit: limit) { keyBytes, record, reader, now in
+        return try indexCursor(
+            name, range: range, reverse: reverse, limit: limit, readsStoredDefinitions: readsStoredDefinitions
+        ) { keyBytes, record, reader, now in
             Self.liveKey(keyBytes, record, reader: reader, now: now, space: space)
         }
     }

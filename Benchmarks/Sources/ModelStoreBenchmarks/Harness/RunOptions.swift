@@ -52,6 +52,7 @@ enum Command {
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
     case core(records: Int, rounds: Int, directory: String)
+    case indexes(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
     case help
 
@@ -64,6 +65,7 @@ enum Command {
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
                modelstore-bench core [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench indexes [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
                                             [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
@@ -134,6 +136,11 @@ enum Command {
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .core(
                 records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
+                directory: options.workDirectory)
+        case "indexes":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .indexes(
+                records: try values["records"].map(integer) ?? 100_000, rounds: options.runs ?? 3,
                 directory: options.workDirectory)
         case "concurrency":
             let options = try RunOptions(values: values, full: false, integer: integer)
