@@ -312,9 +312,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:654
-    func readmeLine654() throws {
-#sourceLocation(file: "README.md", line: 655)
+    /// README.md:658
+    func readmeLine658() throws {
+#sourceLocation(file: "README.md", line: 659)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -327,12 +327,12 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1037 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1041 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1063 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1067 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1099 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1103 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1136 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1140 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1160 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1164 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)

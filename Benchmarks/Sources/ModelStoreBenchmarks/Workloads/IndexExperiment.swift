@@ -4,9 +4,10 @@ import ModelStore
 
 /// Secondary indexes (issue 26) against their targets and against GRDB with SQL indexes on the
 /// same data, in one process and one run, in CPU µs (user + system) per operation:
-/// - `put, no index` and `put, two indexes`: `set(_:forKey:)` of `records` profiles under fresh
-///   keys into a collection without indexes, and into one with `byGroup` (`.int(id % groups)`,
-///   so each value holds `records / groups` records) and `byJoined` (`.date(joined)`);
+/// - `put, no index`, `put, one index` and `put, two indexes`: `set(_:forKey:)` of `records`
+///   profiles under fresh keys into a collection without indexes, with `byGroup`
+///   (`.int(id % groups)`, so each value holds `records / groups` records), and with `byGroup`
+///   and `byJoined` (`.date(joined)`), each in a database of its own that starts empty;
 /// - `equality query` (per query): `entries(_:where:equals:)` of a random group, collected and
 ///   decoded; it returns `records / groups` records (20 of 100,000 by default);
 /// - `twenty gets` (per 20 gets): `object(_:forKey:)` of the same group's keys, object cache off;
@@ -42,7 +43,6 @@ func runIndexExperiment(records: Int, rounds: Int, directory: String) throws -> 
         record("put, one index", try cpuMicroseconds(records) {
             for number in 0..<records { try single.set(corpus.profile(number), forKey: keys[number]) }
         })
-        if ProcessInfo.processInfo.environment["INDEX_BENCH_STATS"] != nil { log(try singleStore.statistics()) }
         try singleStore.close()
         let store = try ModelStore(name: "indexed", policy: .never, configuration: configuration)
         let indexed = store.collection("profiles")
