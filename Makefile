@@ -1,7 +1,7 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
 
-.PHONY: dependencies demo build test test-quick build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency
+.PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency
 
 dependencies:
 	@./scripts/install-dependencies
@@ -17,11 +17,17 @@ build: dependencies
 # Builds and runs the whole test suite. The output goes to .build/test-output.log; the console
 # gets failures, the summary and the slowest tests (scripts/run-tests).
 test: build
-	SWIFT=$(SWIFT) ./scripts/run-tests
+	SWIFT=$(SWIFT) ./scripts/run-tests --skip ModelStoreRedisTests
 
 # The suite without the long crash, soak and fuzz tests (those marked `.long`): for iterating.
 test-quick: build
-	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests
+	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests --skip ModelStoreRedisTests
+
+# The shared tier (ModelStoreRedis) against real redis-server processes the tests start on
+# loopback ports, with node processes; left out of `make test` so the core needs no Redis.
+# Output: .build/redis-test-output.log.
+test-redis: build
+	TEST_LOG=.build/redis-test-output.log SWIFT=$(SWIFT) ./scripts/run-tests --filter ModelStoreRedisTests
 
 # Builds the Integrations package: the Hummingbird and Vapor drivers (it turns on both traits,
 # so it is the one place that builds the two frameworks), their tests, and the ServerFetched
@@ -64,6 +70,11 @@ bench-concurrency: dependencies
 		$(CONCURRENCY_ARGS) >results/concurrency.md
 	cat Benchmarks/results/concurrency.md
 	./scripts/plot-concurrency Benchmarks/results/concurrency.json Benchmarks/results
+
+# The shared tier's benchmark (needs redis-server; starts its own on a free loopback port): a
+# local hit with and without a RedisTier, and three nodes' throughput and upstream fetches.
+bench-fleet: dependencies
+	cd Benchmarks && $(SWIFT) run -c release modelstore-bench fleet
 
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
 # driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).

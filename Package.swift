@@ -20,6 +20,9 @@ let package = Package(
         // Empty unless the package is used with the trait of the same framework.
         .library(name: "ModelStoreHummingbird", targets: ["ModelStoreHummingbird"]),
         .library(name: "ModelStoreVapor", targets: ["ModelStoreVapor"]),
+        // A shared tier on Redis (hiredis) for fleets: a product of its own, so an app that
+        // depends on ModelStore alone never builds or links hiredis (README, "Running a fleet").
+        .library(name: "ModelStoreRedis", targets: ["ModelStoreRedis"]),
         .executable(name: "modelstore", targets: ["ModelStoreCLI"]),
         // The examples are no products: a root package's executable targets still build and run
         // by their target names (`swift run modelstore-demo`, `swift run modelstore-import`),
@@ -44,6 +47,8 @@ let package = Package(
         // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only ModelStoreRedis: spans around its Redis round trips; a no-op until the app bootstraps a tracer.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         // Only for `swift package generate-documentation`; nothing links against it.
@@ -64,6 +69,14 @@ let package = Package(
             providers: [
                 .apt(["libzstd-dev"]),
                 .brew(["zstd"]),
+            ]
+        ),
+        // hiredis, Redis's C client, for ModelStoreRedis only: a core-only build never reads it.
+        .systemLibrary(
+            name: "CHiredis",
+            providers: [
+                .apt(["libhiredis-dev"]),
+                .brew(["hiredis"]),
             ]
         ),
         // CRC-32C with the CPU's CRC instruction (SSE 4.2, ARMv8 CRC), chosen at run time.
@@ -88,6 +101,18 @@ let package = Package(
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The shared tier on Redis: `RedisTier`, a `SharedTier` of the core.
+        .target(
+            name: "ModelStoreRedis",
+            dependencies: [
+                "ModelStore",
+                "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),
@@ -161,6 +186,20 @@ let package = Package(
             path: "Tests/ModelStoreTestSupport",
             swiftSettings: strictSettings
         ),
+        // A node of a fleet for the shared tier's tests: a store over a RedisTier, driven on stdin.
+        .executableTarget(
+            name: "ModelStoreRedisNode",
+            dependencies: ["ModelStore", "ModelStoreRedis"],
+            path: "Tests/ModelStoreRedisNode",
+            swiftSettings: strictSettings
+        ),
+        // The shared tier against a real redis-server the tests start (`make test-redis`); the
+        // core's `make test` skips it, so it needs neither Redis nor hiredis at run time.
+        .testTarget(
+            name: "ModelStoreRedisTests",
+            dependencies: ["ModelStore", "ModelStoreRedis", "ModelStoreRedisNode", "ModelStoreTestSupport"],
+            swiftSettings: strictSettings
+        ),
         // Runs the built `modelstore` and `modelstore-import` executables on real stores.
         .testTarget(
             name: "ModelStoreCLITests",
@@ -172,7 +211,7 @@ let package = Package(
         // results they do not use (`try store.contains("user")`); errors still fail the build.
         .testTarget(
             name: "ReadmeSnippets",
-            dependencies: ["ModelStore"],
+            dependencies: ["ModelStore", "ModelStoreRedis"],
             swiftSettings: strictSettings + [.unsafeFlags(["-suppress-warnings"])]
         ),
         .testTarget(

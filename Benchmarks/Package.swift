@@ -43,6 +43,8 @@ let package = Package(
                 "CLevelDBBaseline",
                 "CMallocCounter",
                 .product(name: "ModelStore", package: "ModelStore"),
+                // Only the fleet experiment: the shared tier on Redis.
+                .product(name: "ModelStoreRedis", package: "ModelStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

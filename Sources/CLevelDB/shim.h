@@ -32,4 +32,19 @@ static inline int modelstore_rename_noreplace(const char *from, const char *to) 
 #endif
 }
 
+// Swaps `from` and `to` (both must exist) in one step: a restore that replaces a database puts
+// the new one under the name and the old one under the staging name at once, so the name never
+// holds nothing or half a database. Returns 0, or -1 with errno set; EINVAL or ENOSYS means the
+// file system or kernel cannot do it.
+static inline int modelstore_rename_exchange(const char *from, const char *to) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, MODELSTORE_AT_FDCWD, from, MODELSTORE_AT_FDCWD, to, 2 /* RENAME_EXCHANGE */);
+#elif defined(__APPLE__)
+    return renamex_np(from, to, RENAME_SWAP);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 #endif

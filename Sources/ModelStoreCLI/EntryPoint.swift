@@ -18,6 +18,7 @@ enum EntryPoint {
         }
         do {
             try command.run()
+            PrivateCopies.removeAll()  // the command's stores are released by now
         } catch let error as CommandFailure {
             exit(error)
         } catch let error as ModelStoreError {
@@ -31,13 +32,17 @@ enum EntryPoint {
     }
 
     private static func exit(_ failure: CommandFailure) -> Never {
-        Terminal.printError("error: " + failure.message)
+        // Messages name the database, not the private copy a read-only command read.
+        let message = PrivateCopies.unmask(failure.message)
+        PrivateCopies.removeAll()
+        Terminal.printError("error: " + message)
         Foundation.exit(failure.status.rawValue)
     }
 
     /// Prints ArgumentParser's message: help goes to stdout with status 0, command-line
     /// mistakes to stderr with 2, other errors to stderr with 1.
     private static func exit(parsingFailed error: any Error) -> Never {
+        PrivateCopies.removeAll()
         let code = ModelStoreCommand.exitCode(for: error)
         let message = ModelStoreCommand.fullMessage(for: error)
         if code == .success {

@@ -51,6 +51,7 @@ func runRecoveryMode(_ command: String, root: String, name: String, extra: [Stri
     case "hold-leveldb":
         holdWithLevelDB(directory: root + "/" + name)
     default:
+        if try runBackupMode(command, root: root, name: name, extra: extra) { return true }
         return try runIndexMode(command, root: root, name: name, extra: extra)
     }
     return true

@@ -2,6 +2,7 @@
 // Every ```swift block of the README, compiled in the context ReadmeContext.swift supplies.
 import Foundation
 import ModelStore
+import ModelStoreRedis
 
 // README.md:39 is not compiled: Package.swift excerpt
 
@@ -281,8 +282,24 @@ extension ReadmeContext {
     }
 }
 
-// README.md:573
-#sourceLocation(file: "README.md", line: 574)
+extension ReadmeContext {
+    /// README.md:569
+    func readmeLine569() throws {
+#sourceLocation(file: "README.md", line: 570)
+        let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
+        let report = try store.backup(to: backupURL) { progress in   // progress is optional
+            print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
+        }
+        print(report)   // "120000 records, 49.8 MB in 0.61 s to /backups/userdb-monday"
+
+        try ModelStore.restore(from: backupURL, named: "userdb-restored")
+        try ModelStore.restore(from: backupURL, named: "userdb", replacingExisting: true)
+#sourceLocation()
+    }
+}
+
+// README.md:616
+#sourceLocation(file: "README.md", line: 617)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -291,9 +308,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:581
-    func readmeLine581() throws {
-#sourceLocation(file: "README.md", line: 582)
+    /// README.md:624
+    func readmeLine624() throws {
+#sourceLocation(file: "README.md", line: 625)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -312,9 +329,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:658
-    func readmeLine658() throws {
-#sourceLocation(file: "README.md", line: 659)
+    /// README.md:701
+    func readmeLine701() throws {
+#sourceLocation(file: "README.md", line: 702)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -327,12 +344,24 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1041 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1113 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1067 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1139 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1103 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1175 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1140 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1212 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1164 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1236 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+
+extension ReadmeContext {
+    /// README.md:1300
+    func readmeLine1300() throws {
+#sourceLocation(file: "README.md", line: 1301)
+        let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
+        var configuration = ModelStore.Configuration()
+        configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
+        let users = try ModelStore(name: "users", policy: .low, configuration: configuration)
+#sourceLocation()
+    }
+}

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:971
-    func readmeLine971() async throws {
-#sourceLocation(file: "README.md", line: 972)
+    /// README.md:1050
+    func readmeLine1050() async throws {
+#sourceLocation(file: "README.md", line: 1051)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1007
-    func readmeLine1007() async throws {
-#sourceLocation(file: "README.md", line: 1008)
+    /// README.md:1086
+    func readmeLine1086() async throws {
+#sourceLocation(file: "README.md", line: 1087)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1068
-    func readmeLine1068() async throws {
-#sourceLocation(file: "README.md", line: 1069)
+    /// README.md:1147
+    func readmeLine1147() async throws {
+#sourceLocation(file: "README.md", line: 1148)
 
 
 

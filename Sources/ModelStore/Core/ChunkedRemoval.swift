@@ -53,7 +53,7 @@ extension OpenDatabase {
     ) throws(ModelStoreError) {
         var resumeKey = range.lowerBound
         while true {
-            let tracksKeys = cache != nil || changes.isObserved
+            let tracksKeys = cache != nil || changes.isObserved || sharedTier != nil
             let next = try commitExclusively { hold -> [UInt8]? in
                 let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: resumeKey)

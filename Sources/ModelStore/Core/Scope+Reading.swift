@@ -71,6 +71,8 @@ extension Scope {
         _ body: (_ keyBytes: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer?) throws -> Result
     ) throws -> Result {
         let database = try open()
+        // A database with a shared tier asks it on a local miss (`Scope+SharedTier.swift`).
+        if let tier = database.sharedTier, snapshot == nil { return try withStoredOrSharedRecord(key, tier: tier, body) }
         return try space.withPhysicalKey(key) { keyBytes in
             try database.run { engine in
                 try engine.withValue(forKey: keyBytes, snapshot: snapshot) { try body(keyBytes, $0) }

@@ -263,7 +263,7 @@ extension Scope {
     /// A version-3 value: `header`, the new metadata section (or `old`'s), `old`'s tags section
     /// and payload, byte for byte (a compressed payload stays compressed, with its flag). The
     /// checksum is left for the caller to seal.
-    private static func assemble(
+    static func assemble(
         into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
         newSection: [UInt8]?
     ) {

@@ -7,7 +7,7 @@
 // calls, or one atomic batch) and the list of keys it changes and how (`KeyChange`). The funnel
 // takes the write gate, applies it, then does what every write owes the layers above: forgets
 // the keys in memory (object cache, remembered "not found", fail-safe throttle) and reports the
-// changes to observers. This is where a shared tier will publish invalidations, where index
+// changes to observers and to the shared tier (`SharedTier/`), which publishes invalidations. This is where index
 // entries join a record's atomic write (IndexMaintenance.swift), and where payloads will be sealed.
 
 /// One key a write changes, and how.
@@ -188,6 +188,7 @@ extension OpenDatabase {
         }
         guard applied else { return try commitExclusively() }
         report(changes)
+        sharedTier?.didCommit(changes)
     }
 
     /// Stores one of ModelStore's own system records (a compression dictionary, a recorded
@@ -213,7 +214,10 @@ extension OpenDatabase {
     /// ``write(_:)``): a refusal of the caller's (a damaged record, say) is returned, not thrown.
     func commitExclusively<Result>(_ body: (inout ExclusiveWrite) throws -> Result) throws(ModelStoreError) -> Result {
         var written = ChangeList()
-        defer { report(written) }
+        defer {
+            report(written)
+            sharedTier?.didCommit(written)
+        }
         return try exclusiveWrite { engine in
             var hold = ExclusiveWrite(engine: engine, indexes: indexes)
             defer {
@@ -229,6 +233,13 @@ extension OpenDatabase {
     /// that a remembered "not found" of a key never stored goes too.
     func didRemove(prefix: String, in space: KeySpace) {
         invalidate(prefix: prefix, in: space)
+        sharedTier?.didRemove(prefix: prefix, in: space)
+    }
+
+    /// Tells the shared tier, if any, that every record tagged `tag` was removed: the chunks
+    /// named only the records this process had.
+    func didRemove(tag: String) {
+        sharedTier?.didRemove(tag: tag)
     }
 
     /// Forgets every key of `changes` in memory: decoded models, remembered "not found" answers

@@ -45,7 +45,8 @@ final class DatabaseRegistry: @unchecked Sendable {
             let open = try OpenDatabase(
                 path: path, name: name, root: root,
                 options: configuration.engineOptions, objectCacheLimit: configuration.objectCacheLimit,
-                logger: configuration.logger, readThrough: configuration.readThrough)
+                logger: configuration.logger, readThrough: configuration.readThrough,
+                sharedTier: configuration.sharedTier)
             open.leases = 1
             databases[open.identity] = open
             configuration.logger.debug("Opened database", metadata: ["database": "\(path)"])
@@ -129,6 +130,11 @@ final class DatabaseRegistry: @unchecked Sendable {
     /// Logs the settings a later open asked for that the database, already open, cannot take:
     /// LevelDB's tuning and the object cache are fixed when the database is first opened.
     private static func warnAboutIgnoredSettings(_ open: OpenDatabase, _ configuration: ModelStore.Configuration) {
+        if configuration.sharedTier !== open.sharedTier?.tier {
+            let message = "sharedTier ignored: the database is already open in this process with another shared tier "
+                + "(or none), which stays until it is closed"
+            configuration.logger.warning("\(message)", metadata: ["database": "\(open.path)"])
+        }
         if configuration.objectCacheLimit != open.objectCacheLimit {
             let message = "objectCacheLimit \(configuration.objectCacheLimit) ignored: the database is already open "
                 + "in this process with objectCacheLimit \(open.objectCacheLimit), which stays until it is closed"

@@ -84,12 +84,16 @@ final class OpenDatabase: @unchecked Sendable {
     /// (Unchecked exclusivity for the same reason as ``Locked``'s value: the gate guards it.)
     @exclusivity(unchecked) private var writeFailure: String?
 
+    /// The shared tier's link (``ModelStore/Configuration/sharedTier``), fixed at the first open;
+    /// nil: none, and the lookup and the write funnel pay one nil check.
+    let sharedTier: SharedTierDatabase?
+
     /// Leases held by stores, snapshots and enumerations; guarded by the registry's lock.
     var leases = 0
 
     init(
         path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger,
-        readThrough: ReadThroughSettings = ReadThroughSettings()
+        readThrough: ReadThroughSettings = ReadThroughSettings(), sharedTier: (any SharedTier)? = nil
     ) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
         engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
@@ -105,6 +109,7 @@ final class OpenDatabase: @unchecked Sendable {
         readThroughMetrics = ReadThroughMetricsByCollection(database: name, factory: readThrough.metricsFactory)
         readThroughClock = readThrough.clock
         fetches = FetchCoalescer()
+        self.sharedTier = sharedTier.map { SharedTierDatabase(name: name, tier: $0) }
     }
 
     /// Forgets what in-memory structures know about `key` after a write or removal of it:
@@ -156,6 +161,7 @@ final class OpenDatabase: @unchecked Sendable {
 
     /// Closes LevelDB, then releases the directory lock.
     func shutdown() {
+        sharedTier?.stop()
         engine.close()
         lock.unlock()
         changes.finishAll()

@@ -70,7 +70,7 @@ extension StoreDirectory {
     /// with its complete contents and a free lock always means its creator is gone. Returns the
     /// locked descriptor, or nil when the folder was removed as abandoned before the marker was
     /// in place (the marker is then unlinked, or was never created).
-    private static func createLockedMarker(in staging: String) throws(ModelStoreError) -> Int32? {
+    static func createLockedMarker(in staging: String) throws(ModelStoreError) -> Int32? {
         let fd = open(staging + "/" + markerName, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -106,7 +106,7 @@ extension StoreDirectory {
         return fd
     }
 
-    private static func releaseCreationLock(_ fd: Int32) {
+    static func releaseCreationLock(_ fd: Int32) {
         _ = flock(fd, LOCK_UN)
         _ = closeDescriptor(fd)
     }
@@ -114,7 +114,7 @@ extension StoreDirectory {
     /// Renames without replacing an existing `to`. Where the file system cannot promise that
     /// (EINVAL, ENOSYS), a plain rename(2) still never replaces a non-empty folder, so at worst
     /// it replaces a folder someone created empty in the last microseconds.
-    private static func moveIntoPlace(_ from: String, _ to: String) -> Bool {
+    static func moveIntoPlace(_ from: String, _ to: String) -> Bool {
         if modelstore_rename_noreplace(from, to) == 0 { return true }
         guard errno == EINVAL || errno == ENOSYS else { return false }
         return rename(from, to) == 0

@@ -19,13 +19,17 @@ import Darwin
 //   it and keeps the lock until after the rename, so a free lock on a complete marker means the
 //   creator died (the kernel released its lock);
 // - it has no marker, or an incomplete one, and is older than `abandonedCreationAge`: younger,
-//   its creator may still be between its `mkdir` and its marker.
+//   its creator may still be between its `mkdir` and its marker;
+// - it holds the note of a backup's or restore's build (`.modelstore-staged`, see
+//   StagedDatabase) and its marker's lock is free: then all of it is ModelStore's, and it is
+//   renamed to a trash folder and removed whole (see DatabaseTrash).
 //
 // Only ModelStore's own is removed: a real directory (never a link or a file with the prefix),
 // and in it only the marker, then the folder with `rmdir`, which refuses a folder that holds
-// anything else; that content stays. Everything works on directory descriptors and checks,
-// while it holds the marker's lock, that the name still refers to the folder it examined, so a
-// creation that finished meanwhile (renamed into place) is never touched.
+// anything else; that content stays (unless the note says a backup or restore built all of it).
+// Everything works on directory descriptors and checks, while it holds the marker's lock, that
+// the name still refers to the folder it examined, so a creation that finished meanwhile
+// (renamed into place) is never touched.
 
 /// Finding and removing the staging folders of creations a crash interrupted.
 package enum UnfinishedCreations {
@@ -52,11 +56,11 @@ package enum UnfinishedCreations {
         guard rootFD >= 0 else { return }
         defer { _ = closeDescriptor(rootFD) }
         for name in names {
-            removeIfAbandoned(name, in: rootFD)
+            removeIfAbandoned(name, in: rootFD, root: root)
         }
     }
 
-    private static func removeIfAbandoned(_ name: String, in rootFD: Int32) {
+    private static func removeIfAbandoned(_ name: String, in rootFD: Int32, root: String) {
         let folder = openat(rootFD, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { return }  // gone, a link, or not a directory: not ours to touch
         defer { _ = closeDescriptor(folder) }
@@ -84,6 +88,14 @@ package enum UnfinishedCreations {
             fstatat(folder, markerName, &current, AT_SYMLINK_NOFOLLOW) == 0,
             current.st_dev == markerInfo.st_dev, current.st_ino == markerInfo.st_ino
         else { return }
+        // A backup's or restore's build (see StagedDatabase) holds the note: all of it is ours.
+        var note = stat()
+        if fstatat(folder, StagedDatabase.noteName, &note, AT_SYMLINK_NOFOLLOW) == 0, note.st_mode & S_IFMT == S_IFREG {
+            let trash = DatabaseTrash.prefix + UUID().uuidString
+            guard renameat(rootFD, name, rootFD, trash) == 0 else { return }
+            try? DatabaseTrash.remove(trash, in: root)
+            return
+        }
         guard isComplete(marker) || (isOld(folderInfo) && isOld(markerInfo)) else { return }
         guard unlinkat(folder, markerName, 0) == 0 else { return }
         _ = unlinkat(rootFD, name, AT_REMOVEDIR)  // refuses a folder that holds anything else

@@ -180,6 +180,7 @@ extension Scope {
         let store = storeStep(forKey: key, options: options, previous: previous)
         let typeName = String(describing: type)
         var firstPass = true
+        var fleetTurns = 0
         while true {
             if !firstPass {
                 ticket = coalescer.ticket()
@@ -203,6 +204,19 @@ extension Scope {
                 return stale.value
             }
             let wait = Self.timeout(options, hasStale: stale != nil)
+            // A fleet fetches once: this process's turn in the shared tier, if there is one
+            // (`SharedTier/Scope+FleetFetch.swift`); a record another process stored is read again.
+            var fleetLock: SharedTierFetchLock? = nil
+            if let tier = database.sharedTier, fleetTurns < 2 {
+                fleetTurns += 1
+                switch try await fleetTurn(forKey: key, tier: tier, timeout: wait?.duration) {
+                case .landed: continue
+                case .fetch(let lock): fleetLock = lock
+                }
+            }
+            let heldLock = fleetLock
+            // Given up once the fetch stored its result (or failed): the record is in the tier by then.
+            defer { if let heldLock, let tier = database.sharedTier { Task { await endFleetTurn(heldLock, tier: tier) } } }
             let outcome: FetchCoalescer.Outcome
             do {
                 outcome = try await coalescer.value(

@@ -38,6 +38,14 @@ enum CrashPoint: String, CaseIterable {
     case creationMarked = "creation-marked"
     /// The staging folder is renamed to the database's name; its creation lock is still held.
     case creationRenamed = "creation-renamed"
+    /// A backup's or restore's staging folder holds the complete new database, flushed; it is
+    /// not renamed into place yet.
+    case stagingFilled = "staging-filled"
+    /// The staging folder was renamed (or exchanged) into place; its note is still in it.
+    case stagingInstalled = "staging-installed"
+    /// A restore exchanged the new database with the one it replaces, which now sits under the
+    /// staging name and is not yet deleted.
+    case restoreExchanged = "restore-exchanged"
 
     private static let armed: String? = getenv("MODELSTORE_TEST_CRASH_AT").map { String(cString: $0) }
 

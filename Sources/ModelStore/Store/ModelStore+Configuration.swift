@@ -150,6 +150,15 @@ extension ModelStore {
         /// database (0 or more); the oldest beyond it are removed. Nil (the default) sets no limit.
         public var maximumTotalBytes: Int? = nil
 
+        /// A cache several processes share, behind this process's object cache and LevelDB
+        /// (`RedisTier`, from the `ModelStoreRedis` product); nil (the default): none.
+        ///
+        /// With one, a local miss asks the tier before the read-through's fetch, and every
+        /// write is published to it after the local commit, so other processes drop what it
+        /// changed. README, "Running a fleet", states the consistency model. Fixed when the
+        /// database is first opened in this process, like ``objectCacheLimit``.
+        public var sharedTier: (any SharedTier)? = nil
+
         /// Where ModelStore reports opens, closes and failures. Nothing is logged on the hot
         /// paths of reads and writes.
         public var logger: Logger = Logger(label: "ModelStore")

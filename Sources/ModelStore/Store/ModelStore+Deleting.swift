@@ -8,6 +8,8 @@ extension ModelStore {
     /// - Throws: ``ModelStoreError/locked(path:message:)`` if another process has it open;
     ///   ``ModelStoreError/io(path:message:)`` if the files cannot be removed.
     public func deleteFromDisk() throws {
+        // With a shared tier, the fleet drops the database too; published while still attached.
+        database.sharedTier?.didDeleteDatabase()
         try close()
         try Self.deleteDatabase(named: name, in: configuration.directory)
     }
@@ -96,6 +98,11 @@ extension ModelStore {
     }
 
     private static func deleteDirectory(_ path: String, root: String) throws(ModelStoreError) {
+        // A database open here with a shared tier: the fleet drops it too, while it is attached.
+        if let open = DatabaseRegistry.shared.leaseIfOpen(at: path) {
+            open.sharedTier?.didDeleteDatabase()
+            DatabaseRegistry.shared.release(open)
+        }
         try DatabaseRegistry.shared.withDatabaseClosed(at: path) { () throws(ModelStoreError) in
             switch StoreDirectory.kind(of: path) {
             case .missing:

@@ -90,6 +90,8 @@ public final class ModelStore: ModelWriter {
             policy: policy, configuration: configuration, path: database.path, dictionaries: database.dictionaries)
         scope = Scope(database: database, reader: reader, configuration: configuration, closed: closed)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
+        // The first store opened with a shared tier attaches the database to it.
+        database.sharedTier?.start(scope: scope)
         if configuration.recordsPolicies {
             // One read the first time in the process, a write only when the policy changed.
             database.policies.record(policy, for: .default, in: database, sync: configuration.syncWrites)

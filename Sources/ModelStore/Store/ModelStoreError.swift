@@ -95,6 +95,11 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// was stored for `key` to keep. Answer `.value` when the fetch was given no entry.
     case notModifiedWithoutRecord(key: String)
 
+    /// A backup or restore would have replaced what is at `path` (a database, or anything
+    /// else), and was not asked to: nothing was changed. Restore with
+    /// `replacingExisting: true` to replace a database, or choose another name or destination.
+    case alreadyExists(path: String)
+
     /// A query named an index that this process has not defined on the collection (nil: the
     /// store's own keys). Call ``ModelWriter/defineIndex(_:of:version:progress:_:)`` when the
     /// store opens, before writing or querying.
@@ -180,6 +185,9 @@ extension ModelStoreError: CustomStringConvertible {
         case let .notModifiedWithoutRecord(key):
             return "The fetch for key \(Self.abbreviated(key)) answered notModified, but no record is stored to "
                 + "keep. Return .value when the fetch's previous entry is nil."
+        case let .alreadyExists(path):
+            return "\(path) already exists, so nothing was written over it. Choose another destination or name, "
+                + "or restore with replacingExisting: true to replace a database there."
         case let .indexNotDefined(index, collection):
             return "No index \(Self.abbreviated(index)) is defined on \(Self.place(collection)) in this process. Call "
                 + "defineIndex(_:of:version:_:) for it each time the store opens, before writing or querying."

@@ -34,6 +34,7 @@ extension Scope {
             // Always reported: the keys are forgotten in memory whatever caches the database keeps.
             chunk.remove(recordKey, reporting: KeyChange(key, in: space, state == .live ? .removed : .expired))
         }
+        database.didRemove(tag: tag)
         return live
     }
 }

@@ -14,7 +14,7 @@ struct CompactCommand: ParsableCommand {
 
     func run() throws {
         let storeRoot = root.storeRoot
-        let store = try root.inspector.unchanged(name)
+        let store = try root.inspector.writable(name, freezesClock: true)
         defer { try? store.close() }
         let before = storeRoot.diskUsage(of: name).bytes
         let started = ContinuousClock.now

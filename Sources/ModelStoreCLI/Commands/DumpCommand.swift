@@ -83,7 +83,8 @@ struct DumpCommand: ParsableCommand {
                 // One damaged record (`corrupted` naming it, with the command that removes it).
                 guard case .corrupted = error else { throw error }
                 undecodable += 1
-                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: error.description)))
+                let message = PrivateCopies.unmask(error.description)  // the database's path, not the copy's
+                out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))
             }
             written += 1
             progress.update(completed: written)

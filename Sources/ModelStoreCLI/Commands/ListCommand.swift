@@ -18,7 +18,8 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var output: JSONOption
 
     /// One line of the listing. `records` is nil when the database could not be opened
-    /// (`status` says why: `locked` or `error`).
+    /// (`status` says why: `error`, or `locked` if even its private copy could not be opened for
+    /// that reason). A database another process holds is counted from a private copy.
     struct Row: Encodable {
         let name: String
         /// Every stored record: `list` applies no update policy, so expired records are counted

@@ -24,7 +24,7 @@ struct RemoveCommand: ParsableCommand {
     @OptionGroup var root: RootOptions
 
     func run() throws {
-        let store = try root.inspector.current(name)
+        let store = try root.inspector.writable(name)
         defer { try? store.close() }
         let scope = collection.scope(in: store)
         guard try scope.holdsRecord(forKey: key) else {

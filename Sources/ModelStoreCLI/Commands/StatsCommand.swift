@@ -90,7 +90,7 @@ struct StatsCommand: ParsableCommand {
             name: name,
             collection: collection.collection,
             counted: collection.collection == nil ? "database" : "collection",
-            path: everything.url.path,
+            path: root.storeRoot.directory(of: name).path,
             policy: counter.policy.policy.description,
             policyIsDefault: policy == nil,
             policySource: counter.policy.source,

@@ -20,7 +20,7 @@ struct SweepCommand: ParsableCommand {
     @OptionGroup var root: RootOptions
 
     func run() throws {
-        let store = try root.inspector.current(name, policy: policy.policy)
+        let store = try root.inspector.writable(name, policy: policy.policy)
         defer { try? store.close() }
         let started = ContinuousClock.now
         let removed = try Progress.spinning("Sweeping \(name)") { try store.removeExpiredObjects() }

@@ -43,7 +43,7 @@ struct InspectionPolicy {
                 )
             }
         } catch {
-            (policy, source, reason) = (.never, .assumed, "\(error) Pass --policy")
+            (policy, source, reason) = (.never, .assumed, PrivateCopies.unmask("\(error)") + " Pass --policy")
             recordIsUnreadable = true
         }
     }
@@ -78,7 +78,7 @@ struct InspectionPolicy {
         do {
             return try store.collection(name).recordedPolicy()?.description
         } catch {
-            return "unreadable (\(error))"
+            return "unreadable (" + PrivateCopies.unmask("\(error)") + ")"
         }
     }
 }

@@ -14,6 +14,11 @@ import ModelStore
 ///
 /// Neither records a policy in the database (a program's open does): the variants that take a
 /// `policyOption` judge by `--policy`, else by the policy the database records.
+///
+/// Both read a private copy of the database (see ``PrivateCopies``), never the database itself,
+/// so they change none of its files and work while another process holds it. The commands that
+/// change a database (`sweep`, `remove`, `compact`) open the database itself through
+/// ``writable(_:policy:freezesClock:)``.
 struct Inspector {
     /// The root the databases live under.
     let root: StoreRoot
@@ -43,12 +48,20 @@ struct Inspector {
         var configuration = baseConfiguration
         configuration.now = { Date.distantPast }
         if let codec { configuration.codec = codec }
-        return try open(name, policy: policy, configuration: configuration)
+        return try openCopy(name, policy: policy, configuration: configuration)
     }
 
-    /// A store with the real clock, for live counts and sweeps.
+    /// A store with the real clock, for live counts.
     func current(_ name: String, policy: UpdatePolicy = .never) throws -> ModelStore {
-        try open(name, policy: policy, configuration: baseConfiguration)
+        try openCopy(name, policy: policy, configuration: baseConfiguration)
+    }
+
+    /// The database itself, for the commands that change it: with the real clock (a sweep, a
+    /// removal), or with the clock frozen as in ``unchanged(_:policy:codec:)`` (a compaction).
+    func writable(_ name: String, policy: UpdatePolicy = .never, freezesClock: Bool = false) throws -> ModelStore {
+        var configuration = baseConfiguration
+        if freezesClock { configuration.now = { Date.distantPast } }
+        return try open(name, policy: policy, configuration: configuration)
     }
 
     /// ``unchanged(_:policy:codec:)`` under the policy a command judges expiry by (see
@@ -93,6 +106,16 @@ struct Inspector {
         logger.logLevel = .warning
         return logger
     }()
+
+    /// Opens this process's private copy of `name` (made on first use).
+    private func openCopy(
+        _ name: String, policy: UpdatePolicy, configuration: ModelStore.Configuration
+    ) throws -> ModelStore {
+        try requireDatabase(name)
+        var configuration = configuration
+        configuration.directory = try PrivateCopies.root(for: name, in: root)
+        return try ModelStore(name: name, policy: policy, configuration: configuration)
+    }
 
     private func open(
         _ name: String, policy: UpdatePolicy, configuration: ModelStore.Configuration

@@ -69,16 +69,19 @@ import ModelStoreTestSupport
         #expect(rows.map { $0["includesExpired"] as? Bool } == [true])
     }
 
-    @Test func listMarksADatabaseOpenInAnotherProcessAsLocked() throws {
+    @Test func listCountsADatabaseOpenInAnotherProcessFromAPrivateCopyAndSaysSo() throws {
         let fixture = StoreFixture()
         try fixture.write(["a": Book.sample()], in: "books")
         let holder = try fixture.open("books")
         defer { try? holder.close() }
+        try holder.set(Book.sample(), forKey: "b")
 
         let result = try ToolProcess.modelstore(["list", "--json"] + fixture.rootArguments)
         #expect(result.status == 0)
         let rows = try result.decode([Row].self)
-        #expect(rows.map(\.status) == ["locked"])
-        #expect(rows.first?.records == nil)
+        #expect(rows.map(\.status) == ["ok"])
+        #expect(rows.first?.records == 2)
+        #expect(result.stderr.contains("books is open in another process"), "\(result.stderr)")
+        #expect(result.stderr.contains("private copy"))
     }
 }

@@ -95,12 +95,15 @@ import ModelStoreTestSupport
         #expect(!fixture.contains("ghost"))
     }
 
-    @Test func databaseOpenInAnotherProcessExitsWithLocked() throws {
+    @Test func databaseOpenInAnotherProcessIsReadFromAPrivateCopyAndTheNoteSaysSo() throws {
         let fixture = try makeStore()
         let holder = try fixture.open("books")
         defer { try? holder.close() }
         let result = try ToolProcess.modelstore(["stats", "books"] + fixture.rootArguments)
-        #expect(result.status == 4)
-        #expect(result.stderr.contains("in use by another process"))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("books is open in another process"), "\(result.stderr)")
+        #expect(result.stdout.contains("path         \(fixture.root.path)/books"), "\(result.stdout)")
+        #expect(!result.stdout.contains(".modelstore-inspect-"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/.modelstore-inspect-"))
     }
 }

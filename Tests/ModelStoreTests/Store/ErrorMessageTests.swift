@@ -24,6 +24,7 @@ struct ErrorMessageTests {
         .notADirectory(path: path),
         .rootIsADatabase(path: path),
         .directoryRemoved(path: path),
+        .alreadyExists(path: path),
         .readThroughTypeMismatch(key: "user:42", requested: "User", inFlight: "Profile"),
         .writesDisabled(
             path: path,

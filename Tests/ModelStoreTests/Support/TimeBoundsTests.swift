@@ -179,6 +179,9 @@ struct TimeBoundsTests {
         await gate.waitUntilStarted()
         if timeout == .zero {
             await #expect(throws: ModelStoreError.fetchTimedOut(key: "u", after: .zero)) { try await reader.value }
+            // The fetch goes on after its caller stopped waiting: let it finish, so no task is
+            // left suspended (holding the store) when the process ends.
+            gate.open()
         } else {
             #expect(try await eventually { clock.manual.sleeperCount == 1 })
             #expect(clock.requested == [min(timeout, TimeBounds.longestWait)])

@@ -29,6 +29,8 @@ import Foundation
 ///     modelstore-bench metadata [--records 20000] [--runs 5] [--workdir PATH]
 ///
 /// times records with and without metadata (see ``runMetadataExperiment(records:rounds:directory:)``).
+///     modelstore-bench backup [--records 1000000] [--runs 3] [--workdir PATH]
+/// measures backup and restore throughput (see ``runBackupExperiment(records:rounds:directory:)``).
 ///
 ///     modelstore-bench concurrency [--records 1000000] [--runs 3] [--readers 1] [--writers 2]
 ///                                  [--idle-seconds 3] [--seconds 10] [--write-buffer MiB]
@@ -49,9 +51,11 @@ enum Command {
     case tuning(records: Int, rounds: Int, directory: String)
     case checksum(rounds: Int)
     case readThrough(rounds: Int, directory: String)
+    case fleet(rounds: Int, directory: String)
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
     case core(records: Int, rounds: Int, directory: String)
+    case backup(records: Int, rounds: Int, directory: String)
     case indexes(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
     case help
@@ -62,9 +66,11 @@ enum Command {
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
                modelstore-bench readthrough [--runs N] [--workdir PATH]
+               modelstore-bench fleet [--runs N] [--workdir PATH]     (needs redis-server)
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
                modelstore-bench metadata [--records N] [--runs N] [--workdir PATH]
                modelstore-bench core [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench backup [--records N] [--runs N] [--workdir PATH]
                modelstore-bench indexes [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
@@ -122,6 +128,9 @@ enum Command {
         case "readthrough":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)
+        case "fleet":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .fleet(rounds: options.runs ?? 15, directory: options.workDirectory)
         case "collections":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(
@@ -131,6 +140,11 @@ enum Command {
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .metadata(
                 records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
+                directory: options.workDirectory)
+        case "backup":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .backup(
+                records: try values["records"].map(integer) ?? 1_000_000, rounds: options.runs ?? 3,
                 directory: options.workDirectory)
         case "core":
             let options = try RunOptions(values: values, full: false, integer: integer)

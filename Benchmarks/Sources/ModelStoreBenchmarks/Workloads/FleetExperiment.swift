@@ -1,0 +1,202 @@
+import Foundation
+import ModelStore
+import ModelStoreRedis
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The shared tier (issue 25), against a `redis-server` the experiment starts on a free loopback
+/// port (`--save '' --appendonly no`, killed at the end):
+///
+/// 1. A local hit (LevelDB, and the object cache) with a `RedisTier` configured against the same
+///    hit without one: the target is within 5 %. A hit never reaches the tier, so only noise
+///    should separate them. Rounds alternate the two stores; each cell is the median.
+/// 2. Three nodes (each its own directory, store and tier; in this process, each driven by four
+///    tasks) on a read-mostly workload: 2,000 keys, 95 % read-through reads whose fetch takes
+///    1 ms, 5 % overwrites. Throughput per node and upstream fetches per 1,000 requests, with and
+///    without the shared tier.
+func runFleetExperiment(rounds: Int, directory: String) async throws -> String {
+    let redis = try BenchmarkRedis()
+    defer { redis.stop() }
+    var lines: [String] = []
+    lines += try localHitCost(rounds: rounds, directory: directory, port: redis.port)
+    lines.append("")
+    lines += try await fleetThroughput(directory: directory, port: redis.port)
+    return lines.joined(separator: "\n")
+}
+
+private func tier(_ port: Int, _ prefix: String) throws -> RedisTier {
+    try RedisTier(host: "127.0.0.1", port: port, keyPrefix: prefix)
+}
+
+private func localHitCost(rounds: Int, directory: String, port: Int) throws -> [String] {
+    let corpus = ProfileCorpus(count: 1_000)
+    let keys = corpus.shuffledNumbers(seed: 0xF1EE7).map { ProfileCorpus.key(Int($0)) }
+    var lines = [
+        "### Local hit with and without a shared tier, ns per read (1,000 live records, JSON codec)",
+        "",
+        "Median of \(rounds) rounds, the two stores alternating which goes first. Target: within 5 %.",
+        "",
+        "| Object cache | without a tier | with a RedisTier | Difference |",
+        "|---|---:|---:|---:|",
+    ]
+    for cacheLimit in [0, 1_000] {
+        var stores: [ModelStore] = []
+        for withTier in [false, true] {
+            var configuration = ModelStore.Configuration()
+            configuration.directory = URL(fileURLWithPath: directory + "/hit-\(withTier)", isDirectory: true)
+            configuration.objectCacheLimit = cacheLimit
+            if withTier { configuration.sharedTier = try tier(port, "bench-hit-\(cacheLimit):") }
+            let store = try ModelStore(name: "hits", policy: .never, configuration: configuration)
+            for number in 0..<corpus.count { try store.set(corpus.profile(number), forKey: ProfileCorpus.key(number)) }
+            stores.append(store)
+        }
+        var without: [Double] = []
+        var with: [Double] = []
+        for round in 0..<rounds {
+            // Which store goes first alternates, so drift and warm-up affect both alike.
+            for withTier in round % 2 == 0 ? [false, true] : [true, false] {
+                let ns = try nanosecondsPerHit(keys) { try stores[withTier ? 1 : 0].object(Profile.self, forKey: $0) }
+                if withTier { with.append(ns) } else { without.append(ns) }
+            }
+        }
+        let a = median(without) ?? 0
+        let b = median(with) ?? 0
+        lines.append(
+            "| \(cacheLimit == 0 ? "off" : "1,000") | " + String(format: "%.0f | %.0f | %+.1f %% |", a, b, (b / a - 1) * 100))
+        for store in stores { try store.close() }
+    }
+    return lines
+}
+
+private func nanosecondsPerHit(_ keys: [String], _ read: (String) throws -> Profile?) throws -> Double {
+    let clock = ContinuousClock()
+    var calls = 0
+    let start = clock.now
+    var elapsed = Duration.zero
+    repeat {
+        for key in keys { blackHole(try read(key)) }
+        calls += keys.count
+        elapsed = clock.now - start
+    } while elapsed < .milliseconds(50)
+    let (seconds, attoseconds) = elapsed.components
+    return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(calls)
+}
+
+private func fleetThroughput(directory: String, port: Int) async throws -> [String] {
+    let keyCount = 2_000
+    let requestsPerNode = 20_000
+    var lines = [
+        "### Three nodes, read-mostly (\(keyCount) keys, 95 % read-through reads with a 1 ms fetch, 5 % overwrites)",
+        "",
+        "Each node: its own directory, store and tier, \(requestsPerNode) requests from 4 tasks; one process.",
+        "",
+        "| Shared tier | Requests/s per node (each node) | Upstream fetches per 1,000 requests |",
+        "|---|---|---:|",
+    ]
+    let corpus = ProfileCorpus(count: keyCount)
+    for withTier in [false, true] {
+        let fetches = FetchCount()
+        var opened: [ModelStore] = []
+        for node in 0..<3 {
+            var configuration = ModelStore.Configuration()
+            configuration.directory = URL(fileURLWithPath: directory + "/fleet-\(withTier)-\(node)", isDirectory: true)
+            configuration.objectCacheLimit = 1_000
+            if withTier { configuration.sharedTier = try tier(port, "bench-fleet:") }
+            opened.append(try ModelStore(name: "fleet", policy: .never, configuration: configuration))
+        }
+        let stores = opened
+        let rates = try await withThrowingTaskGroup(of: Double.self) { group in
+            for (node, store) in stores.enumerated() {
+                group.addTask {
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    try await withThrowingTaskGroup(of: Void.self) { tasks in
+                        for task in 0..<4 {
+                            tasks.addTask {
+                                var random = SplitMix64(seed: UInt64(node * 16 + task + 1))
+                                for _ in 0..<(requestsPerNode / 4) {
+                                    let number = random.index(below: keyCount)
+                                    let key = ProfileCorpus.key(number)
+                                    if random.index(below: 100) < 5 {
+                                        try store.set(corpus.profile(number), forKey: key)
+                                    } else {
+                                        _ = try await store.object(Profile.self, forKey: key) {
+                                            fetches.value.add(1, ordering: .relaxed)
+                                            try await Task.sleep(for: .milliseconds(1))
+                                            return corpus.profile(number)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        try await tasks.waitForAll()
+                    }
+                    let elapsed = clock.now - start
+                    let (seconds, attoseconds) = elapsed.components
+                    return Double(requestsPerNode) / (Double(seconds) + Double(attoseconds) / 1e18)
+                }
+            }
+            var rates: [Double] = []
+            for try await rate in group { rates.append(rate) }
+            return rates.sorted()
+        }
+        let perThousand = Double(fetches.value.load(ordering: .relaxed)) * 1_000 / Double(3 * requestsPerNode)
+        lines.append(
+            "| \(withTier ? "RedisTier" : "none") | "
+                + rates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
+                + String(format: " | %.1f |", perThousand))
+        for store in stores { try store.close() }
+    }
+    return lines
+}
+
+/// Upstream fetches, counted from every node's tasks.
+private final class FetchCount: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// A `redis-server` on a free loopback port, nothing saved to disk.
+private final class BenchmarkRedis {
+    let port: Int
+    private let process = Process()
+
+    init() throws {
+        port = try Self.freePort()
+        guard let path = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server"]
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else { throw BenchmarkFailure("the fleet benchmark needs redis-server (scripts/install-dependencies)") }
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        usleep(300_000)
+    }
+
+    /// SIGKILLs the server (nothing in it is kept) and waits, bounded, for it to go: Foundation's
+    /// `waitUntilExit()` was seen to hang here when called from a task.
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<200 where process.isRunning { usleep(10_000) }
+    }
+
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw BenchmarkFailure("socket failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) }
+        }
+        guard bound == 0 else { throw BenchmarkFailure("bind failed") }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

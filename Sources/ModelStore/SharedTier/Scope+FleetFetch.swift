@@ -1,0 +1,56 @@
+import Foundation
+
+// MARK: - The fleet's read-through
+//
+// With a shared tier, concurrent misses for one key on several processes cause one fetch from
+// the source: before a process's fetch starts, it takes a short lock in the tier; the others
+// wait for the record to land in the tier (polling it) and read it from there, and fetch
+// themselves only if the lock holder dies (its lock expires) or the caller's hard timeout passes.
+
+/// What a read-through miss does next in a fleet.
+enum FleetTurn {
+    /// The record landed in the tier: read again (the lookup finds it there).
+    case landed
+    /// Fetch, holding this lock in the tier if there is one (give it up after the store).
+    case fetch(SharedTierFetchLock?)
+}
+
+extension Scope {
+    /// How often a waiting process looks for the record in the tier.
+    static let fleetPollInterval: Duration = .milliseconds(10)
+
+    /// Takes this process's turn for `key`: the lock, or the record another process stored
+    /// while this one waited. Waits at most `timeout` (nil: the lock's lifetime, `lockLifetime`),
+    /// then fetches without the lock. Tier calls run on Dispatch, never on the cooperative pool.
+    func fleetTurn(
+        forKey key: String, tier: SharedTierDatabase, timeout: Duration?, lockLifetime: Duration = .seconds(5)
+    ) async throws -> FleetTurn {
+        guard let attachment = tier.attachment else { return .fetch(nil) }
+        let sharedKey = SharedTierKey(collection: space.collection, key: key)
+        let lifetime = TimeBounds.wait(timeout ?? lockLifetime)
+        let clock = ContinuousClock()
+        let deadline = clock.now + lifetime
+        while true {
+            let lock = try await offload { attachment.lockFetch(of: sharedKey, for: lifetime) }
+            switch lock {
+            case .acquired:
+                // The lock may be free because its holder just stored the record and let go.
+                guard try await offload({ attachment.record(for: sharedKey) != nil }) else { return .fetch(lock) }
+                await endFleetTurn(lock, tier: tier)
+                return .landed
+            case .unavailable:
+                return .fetch(nil)
+            case .heldElsewhere:
+                guard clock.now < deadline else { return .fetch(nil) }
+                try await Task.sleep(for: Self.fleetPollInterval)
+                if try await offload({ attachment.record(for: sharedKey) != nil }) { return .landed }
+            }
+        }
+    }
+
+    /// Gives up a lock ``fleetTurn(forKey:tier:timeout:lockLifetime:)`` returned.
+    func endFleetTurn(_ lock: SharedTierFetchLock?, tier: SharedTierDatabase) async {
+        guard let lock, case .acquired = lock, let attachment = tier.attachment else { return }
+        _ = try? await offload { attachment.unlockFetch(lock) }
+    }
+}

@@ -1,0 +1,107 @@
+// MARK: - The shared tier's contract
+//
+// A shared tier is a cache several processes share (Redis, in the `ModelStoreRedis` product),
+// behind each process's own local tiers (the object cache and LevelDB). The core knows only
+// this protocol: it consults the tier on a local miss, in the one record lookup, and tells it
+// what changed after every local commit, in the write funnel. Nothing here knows Redis.
+
+/// A cache that several processes share, behind each one's local store: set
+/// ``ModelStore/Configuration/sharedTier`` to one (`RedisTier`, from the `ModelStoreRedis`
+/// product) to run a fleet of servers over one cache.
+///
+/// ModelStore attaches each database it opens with the tier (``attach(_:)``), then, through the
+/// returned ``SharedTierAttachment``: on a local miss it asks the tier for the record; after a
+/// local write it hands the tier what changed; and the tier drops what other processes changed
+/// through ``SharedTierDatabase/apply(_:)``. A conforming type never throws at readers or
+/// writers: an unreachable tier is a miss, and a write it could not publish is its own to retry.
+public protocol SharedTier: AnyObject, Sendable {
+    /// Connects `database`, opened in this process, to the tier; called once per database
+    /// per process, when it is first opened with this tier.
+    func attach(_ database: SharedTierDatabase) -> any SharedTierAttachment
+}
+
+/// One database's link to a ``SharedTier``, as ``SharedTier/attach(_:)`` returns it.
+///
+/// Every method may block its caller for a bounded time (the tier's own timeouts) and never
+/// throws: a tier that cannot answer answers "nothing".
+public protocol SharedTierAttachment: AnyObject, Sendable {
+    /// The record the tier holds for `key`, exactly as a local store keeps it, with the
+    /// lifetime the tier has left for it; nil when it holds none or cannot be reached.
+    func record(for key: SharedTierKey) -> SharedTierRecord?
+
+    /// Drops `key` from the tier: what it held there was not a valid record for it (damaged,
+    /// truncated, another program's value).
+    func discard(_ key: SharedTierKey)
+
+    /// Publishes what a local write changed: the tier stores the current local record of each
+    /// key named (``SharedTierDatabase/currentRecord(for:)``), removes the others, and tells
+    /// the other processes to drop what was named. Called after the local commit, on the
+    /// writer's thread.
+    func publish(_ invalidation: SharedTierInvalidation)
+
+    /// Tries to become the one process that fetches `key` from the read-through's source, for
+    /// at most `lifetime`; see ``SharedTierFetchLock``.
+    func lockFetch(of key: SharedTierKey, for lifetime: Duration) -> SharedTierFetchLock
+
+    /// Gives up a lock ``lockFetch(of:for:)`` returned as acquired (after the fetch stored its
+    /// result, or failed).
+    func unlockFetch(_ lock: SharedTierFetchLock)
+
+    /// The database is closing in this process: stop delivering invalidations to it.
+    func detach()
+}
+
+/// A key as the shared tier sees it: a collection (nil: the store's own keys) and a key.
+/// The database is the attachment's.
+public struct SharedTierKey: Hashable, Sendable {
+    /// The collection's name; nil for the store's own keys.
+    public var collection: String?
+    /// The key, as the application wrote it.
+    public var key: String
+
+    /// The key `key` of `collection` (nil: the store's own keys).
+    public init(collection: String?, key: String) {
+        self.collection = collection
+        self.key = key
+    }
+}
+
+/// A record in the shared tier: the bytes a local store keeps for it (its envelope with its
+/// checksum, then the payload) and how long the tier keeps it.
+public struct SharedTierRecord: Sendable {
+    /// The record's bytes, as ModelStore stores them locally.
+    public var bytes: [UInt8]
+    /// How long the tier keeps it from now; nil: until it is removed. A record read from the
+    /// tier is stored locally with at most this lifetime left.
+    public var remainingLifetime: Duration?
+
+    /// A record of `bytes` that the tier keeps for `remainingLifetime` (nil: until removed).
+    public init(bytes: [UInt8], remainingLifetime: Duration?) {
+        self.bytes = bytes
+        self.remainingLifetime = remainingLifetime
+    }
+}
+
+/// What a write changed, as the shared tier publishes it to other processes: names, never values.
+public enum SharedTierInvalidation: Hashable, Sendable {
+    /// These keys were set or removed.
+    case keys([SharedTierKey])
+    /// Every key of `collection` (nil: the store's own keys) that starts with `prefix`.
+    case prefix(String, collection: String?)
+    /// Every record of the database tagged `tag`, in any collection.
+    case tag(String)
+    /// Every record of the whole database.
+    case database
+}
+
+/// What ``SharedTierAttachment/lockFetch(of:for:)`` got.
+public enum SharedTierFetchLock: Sendable {
+    /// This process holds the lock: it fetches, stores, then unlocks with this value. `token`
+    /// tells this holder's lock from a later holder's.
+    case acquired(SharedTierKey, token: String)
+    /// Another process holds it: wait for the record to land in the tier (poll
+    /// ``SharedTierAttachment/record(for:)``), or for the lock to go.
+    case heldElsewhere
+    /// The tier cannot be reached: fetch as if alone.
+    case unavailable
+}

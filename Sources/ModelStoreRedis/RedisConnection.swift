@@ -1,0 +1,140 @@
+import CHiredis
+import Foundation
+
+/// Where and how to reach Redis: what every connection of a tier is opened with.
+struct RedisEndpoint: Sendable {
+    var host: String
+    var port: Int
+    var password: String?
+    var database: Int
+    var connectTimeout: Duration
+    var commandTimeout: Duration
+}
+
+/// One connection to Redis: the one owner of its `redisContext`, freed in `deinit`.
+///
+/// Not thread-safe: it is used by one thread at a time, the one that holds it (the pool hands a
+/// connection to one caller at a time, on the pool's own threads; the invalidation reader keeps
+/// its own on its own thread). hiredis's calls block, so they never run on Swift's cooperative
+/// pool. After an I/O error or a timeout the connection is broken (a late reply could be taken
+/// for the next command's) and is never used again.
+final class RedisConnection: @unchecked Sendable {
+    private let context: UnsafeMutablePointer<redisContext>
+    /// Set once a call failed on the connection itself.
+    private(set) var isBroken = false
+
+    /// Connects (within the endpoint's connect timeout), sets the command timeout, turns on TCP
+    /// keep-alive, then authenticates and selects the database if the endpoint says so.
+    init(_ endpoint: RedisEndpoint) throws(RedisFailure) {
+        guard
+            let context = endpoint.host.withCString({ host in
+                redisConnectWithTimeout(host, Int32(endpoint.port), Self.timeval(endpoint.connectTimeout))
+            })
+        else {
+            throw RedisFailure(description: "could not allocate a Redis connection", brokeConnection: true)
+        }
+        if context.pointee.err != 0 {
+            let message = Self.message(of: context)
+            redisFree(context)
+            throw RedisFailure(
+                description: "could not connect to Redis at \(endpoint.host):\(endpoint.port): \(message)",
+                brokeConnection: true)
+        }
+        self.context = context
+        _ = redisSetTimeout(context, Self.timeval(endpoint.commandTimeout))
+        _ = redisEnableKeepAlive(context)
+        if let password = endpoint.password {
+            try expectOK(command(["AUTH", password].map { Array($0.utf8) }), "AUTH")
+        }
+        if endpoint.database != 0 {
+            try expectOK(command(["SELECT", String(endpoint.database)].map { Array($0.utf8) }), "SELECT")
+        }
+    }
+
+    deinit {
+        redisFree(context)
+    }
+
+    /// Sets how long a reply may take from now on (the invalidation reader's blocking reads
+    /// wait longer than a command).
+    func setTimeout(_ timeout: Duration) {
+        _ = redisSetTimeout(context, Self.timeval(timeout))
+    }
+
+    /// Sends one command and returns its reply (an error reply is returned, not thrown).
+    func command(_ arguments: [[UInt8]]) throws(RedisFailure) -> RedisReply {
+        try pipeline([arguments])[0]
+    }
+
+    /// Sends `commands` in one write and reads their replies in order: one round trip.
+    func pipeline(_ commands: [[[UInt8]]]) throws(RedisFailure) -> [RedisReply] {
+        guard !isBroken else { throw RedisFailure(description: "the connection is broken", brokeConnection: true) }
+        for arguments in commands {
+            let status = Self.withArgumentVector(arguments) { count, vector, lengths in
+                redisAppendCommandArgv(context, count, vector, lengths)
+            }
+            guard status == REDIS_OK else { throw broken() }
+        }
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(commands.count)
+        for _ in commands {
+            var raw: UnsafeMutableRawPointer? = nil
+            guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw broken() }
+            let reply = raw.assumingMemoryBound(to: redisReply.self)
+            replies.append(RedisReply(reply))
+            freeReplyObject(raw)
+        }
+        return replies
+    }
+
+    private func expectOK(_ reply: RedisReply, _ what: String) throws(RedisFailure) {
+        guard case .status = reply else {
+            isBroken = true
+            throw RedisFailure(description: "\(what) failed: \(reply)", brokeConnection: true)
+        }
+    }
+
+    private func broken() -> RedisFailure {
+        isBroken = true
+        return RedisFailure(description: Self.message(of: context), brokeConnection: true)
+    }
+
+    private static func message(of context: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: context.pointee.errstr) { bytes in
+            let text = bytes.prefix { $0 != 0 }
+            return text.isEmpty ? "error \(context.pointee.err)" : String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    /// Lays `arguments` out in one buffer and calls `body` with hiredis's argument vector and
+    /// lengths (binary-safe: any byte, NUL included).
+    private static func withArgumentVector<Result>(
+        _ arguments: [[UInt8]],
+        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> Result
+    ) -> Result {
+        var joined: [UInt8] = []
+        joined.reserveCapacity(arguments.reduce(1) { $0 + $1.count })
+        var offsets: [Int] = []
+        var lengths: [Int] = []
+        for argument in arguments {
+            offsets.append(joined.count)
+            lengths.append(argument.count)
+            joined.append(contentsOf: argument)
+        }
+        joined.append(0)  // never empty, so the base address exists
+        return joined.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            var vector = offsets.map { Optional(base + $0) }
+            return vector.withUnsafeMutableBufferPointer { vector in
+                lengths.withUnsafeBufferPointer { lengths in
+                    body(Int32(arguments.count), vector.baseAddress!, lengths.baseAddress!)
+                }
+            }
+        }
+    }
+
+    private static func timeval(_ duration: Duration) -> Foundation.timeval {
+        let (seconds, attoseconds) = duration.components
+        return Foundation.timeval(tv_sec: Int(max(0, seconds)), tv_usec: Int(max(0, attoseconds) / 1_000_000_000_000))
+    }
+}

@@ -1,0 +1,45 @@
+import ModelStore
+
+/// The Redis keys of one tier, all under its `keyPrefix`.
+///
+/// Injective: after the prefix, one letter says what a key is (`r` a record, `l` a fetch lock,
+/// `g` a database's generation, `s` the invalidation stream, `n` its sequence counter, `e` the
+/// epoch); every name is written with its length in front (`3:abc`), and a record key ends
+/// with `c` and the collection's name (also with its length) or `d` for the store's own keys,
+/// then the key's bytes. So no two (database, generation, collection, key) share a Redis key,
+/// whatever bytes the names hold (`:`, `/`, NUL, either Unicode normalisation, any length):
+/// database `a` with collection `b:c` is `r1:a…c3:b:c`, database `a:b` with collection `c` is
+/// `r3:a:b…c1:c`.
+struct RedisKeys: Sendable {
+    let prefix: [UInt8]
+
+    var stream: [UInt8] { prefix + [UInt8(ascii: "s")] }
+    var sequence: [UInt8] { prefix + [UInt8(ascii: "n")] }
+    var epoch: [UInt8] { prefix + [UInt8(ascii: "e")] }
+
+    /// The counter that bulk removals (a prefix, a tag, a collection, the database) raise: record
+    /// keys carry it, so one increment makes every record of the database unreachable.
+    func generation(database: String) -> [UInt8] {
+        prefix + [UInt8(ascii: "g")] + Self.lengthPrefixed(Array(database.utf8))
+    }
+
+    func record(database: String, generation: Int64, key: SharedTierKey) -> [UInt8] {
+        prefix + [UInt8(ascii: "r")] + Self.lengthPrefixed(Array(database.utf8))
+            + Self.lengthPrefixed(Array(String(generation).utf8)) + Self.keyPart(key)
+    }
+
+    func lock(database: String, key: SharedTierKey) -> [UInt8] {
+        prefix + [UInt8(ascii: "l")] + Self.lengthPrefixed(Array(database.utf8)) + Self.keyPart(key)
+    }
+
+    /// `c`, the collection's name with its length, or `d`; then the key's bytes.
+    static func keyPart(_ key: SharedTierKey) -> [UInt8] {
+        let space = key.collection.map { [UInt8(ascii: "c")] + lengthPrefixed(Array($0.utf8)) } ?? [UInt8(ascii: "d")]
+        return space + Array(key.key.utf8)
+    }
+
+    /// `bytes` with their count in decimal and a colon in front.
+    static func lengthPrefixed(_ bytes: [UInt8]) -> [UInt8] {
+        Array(String(bytes.count).utf8) + [UInt8(ascii: ":")] + bytes
+    }
+}

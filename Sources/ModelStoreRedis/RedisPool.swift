@@ -1,0 +1,153 @@
+import CoreMetrics
+import Dispatch
+import Foundation
+import Logging
+import ModelStore
+
+/// A few connections to Redis shared by a tier's callers, with reconnection under backoff.
+///
+/// ``run(_:)`` blocks its caller for at most about the command timeout, while the work (hiredis's
+/// blocking calls) runs on the pool's own Dispatch threads, never on Swift's cooperative pool.
+/// After a failed connect, calls fail at once (no connect is tried) until the backoff has passed:
+/// 50 ms, doubling to at most 5 s; so while Redis is down, readers and writers pay nothing for it.
+final class RedisPool: Sendable {
+    let endpoint: RedisEndpoint
+    private let metrics: RedisTierMetrics
+    private let logger: Logger
+    private let permits: DispatchSemaphore
+    private let queue = DispatchQueue(label: "ModelStoreRedis.pool", attributes: .concurrent)
+    private let state = Guarded(State())
+
+    private struct State {
+        var idle: [RedisConnection] = []
+        var failures = 0
+        var retryAt: ContinuousClock.Instant? = nil
+        var everConnected = false
+    }
+
+    /// The longest backoff between connection attempts.
+    static let longestBackoff: Duration = .seconds(5)
+
+    init(endpoint: RedisEndpoint, size: Int, metrics: RedisTierMetrics, logger: Logger) {
+        self.endpoint = endpoint
+        self.metrics = metrics
+        self.logger = logger
+        permits = DispatchSemaphore(value: size)
+    }
+
+    /// Whether the last attempt to reach Redis failed and the backoff has not passed yet.
+    var isBackingOff: Bool {
+        state.withLock { state in state.retryAt.map { ContinuousClock.now < $0 } ?? false }
+    }
+
+    /// Runs `body` with a connection, on the pool's threads, and waits for it. A failure is
+    /// counted (and the connection dropped if it broke), never thrown at the tier's callers.
+    func run<Value: Sendable>(
+        _ body: @escaping @Sendable (RedisConnection) throws -> Value
+    ) -> Result<Value, RedisFailure> {
+        let done = DispatchSemaphore(value: 0)
+        let box = Guarded<Result<Value, RedisFailure>?>(nil)
+        queue.async { [self] in
+            box.withLock { $0 = perform(body) }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0! }
+    }
+
+    /// ``run(_:)``'s body, on a pool thread.
+    private func perform<Value>(
+        _ body: (RedisConnection) throws -> Value
+    ) -> Result<Value, RedisFailure> {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(nanoseconds(endpoint.commandTimeout)))
+        guard permits.wait(timeout: deadline) == .success else {
+            metrics.errors.increment()
+            return .failure(RedisFailure(description: "every connection to Redis is busy", brokeConnection: false))
+        }
+        defer { permits.signal() }
+        let connection: RedisConnection
+        switch checkOut() {
+        case .success(let checkedOut): connection = checkedOut
+        case .failure(let failure): return .failure(failure)
+        }
+        do {
+            let value = try body(connection)
+            checkIn(connection)
+            return .success(value)
+        } catch {
+            let error = error as? RedisFailure ?? RedisFailure(description: "\(error)", brokeConnection: true)
+            metrics.errors.increment()
+            if connection.isBroken || error.brokeConnection {
+                logger.warning("Redis command failed; reconnecting", metadata: ["error": "\(error)"])
+                state.withLock { $0.failures = max($0.failures, 1) }
+            } else {
+                checkIn(connection)
+            }
+            return .failure(error)
+        }
+    }
+
+    private func checkOut() -> Result<RedisConnection, RedisFailure> {
+        let reuse = state.withLock { state -> Result<RedisConnection?, RedisFailure> in
+            if let connection = state.idle.popLast() { return .success(connection) }
+            if let retryAt = state.retryAt, ContinuousClock.now < retryAt {
+                return .failure(RedisFailure(description: "Redis is unreachable; backing off", brokeConnection: false))
+            }
+            return .success(nil)
+        }
+        switch reuse {
+        case .failure(let failure):
+            metrics.errors.increment()
+            return .failure(failure)
+        case .success(let connection?):
+            return .success(connection)
+        case .success(nil):
+            break
+        }
+        do throws(RedisFailure) {
+            let connection = try RedisConnection(endpoint)
+            let reconnected = state.withLock { state -> Bool in
+                defer {
+                    state.failures = 0
+                    state.retryAt = nil
+                    state.everConnected = true
+                }
+                return state.everConnected && state.failures > 0
+            }
+            if reconnected {
+                metrics.reconnects.increment()
+                logger.info("Reconnected to Redis", metadata: ["endpoint": "\(endpoint.host):\(endpoint.port)"])
+            }
+            return .success(connection)
+        } catch {
+            metrics.errors.increment()
+            let backoff = state.withLock { state -> Duration in
+                state.failures += 1
+                let backoff = min(Self.longestBackoff, .milliseconds(50) * (1 << min(state.failures - 1, 10)))
+                state.retryAt = ContinuousClock.now + backoff
+                return backoff
+            }
+            logger.warning(
+                "Could not connect to Redis; local tiers keep serving",
+                metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+            return .failure(error)
+        }
+    }
+
+    private func checkIn(_ connection: RedisConnection) {
+        guard !connection.isBroken else { return }
+        state.withLock { $0.idle.append(connection) }
+    }
+
+    /// Drops every idle connection (closing them).
+    func closeIdle() {
+        state.withLock { $0.idle.removeAll() }
+    }
+}
+
+/// The nanoseconds of a positive duration, capped.
+func nanoseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    guard seconds < 9_000_000_000 else { return Int64.max / 2 }
+    return max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+}

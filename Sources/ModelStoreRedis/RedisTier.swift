@@ -1,0 +1,155 @@
+import Foundation
+public import ModelStore
+public import Logging
+
+/// A shared tier on Redis: every process of a fleet that sets it as its
+/// ``ModelStore/ModelStore/Configuration/sharedTier`` reads what the others stored, and drops
+/// what they changed.
+///
+/// ```swift
+/// let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
+/// var configuration = ModelStore.Configuration()
+/// configuration.sharedTier = tier
+/// let users = try ModelStore(name: "users", policy: .low, configuration: configuration)
+/// ```
+///
+/// Records live in Redis exactly as the local store keeps them (envelope, checksum, payload),
+/// with a millisecond lifetime (`PX`) equal to their remaining one; invalidations travel in a
+/// Redis stream that each process reads from where it left off, so a process that was
+/// disconnected gets what it missed, and clears its local tiers when it cannot know (the
+/// stream was trimmed past it, or Redis restarted empty). Redis being down or slow is never an
+/// error for readers and writers: local tiers keep serving, failures are logged and counted.
+/// README, "Running a fleet", has the consistency model.
+///
+/// hiredis (Debian `libhiredis-dev`, Homebrew `hiredis`) is the client: its blocking calls run
+/// on the tier's own threads, never on Swift's cooperative pool.
+public final class RedisTier: SharedTier, Sendable {
+    /// Where every Redis key of this tier starts.
+    public let keyPrefix: String
+    let endpoint: RedisEndpoint
+    let keys: RedisKeys
+    let pool: RedisPool
+    let metrics: RedisTierMetrics
+    let logger: Logger
+    /// This process's name in the stream, so it skips its own invalidations.
+    let node: String
+    /// How many entries the stream keeps (approximately): a process disconnected for longer
+    /// than that many writes clears its local tiers when it comes back.
+    let streamLength: Int
+    /// How long a fetch lock lives when its holder dies.
+    let fetchLockLifetime: Duration
+    let publisher: RedisPublisher
+    let registry: AttachedDatabases
+    private let reader: InvalidationReader
+
+    /// A tier over the Redis server at `host`:`port`, under keys that start with `keyPrefix`.
+    /// Nothing connects yet: the first read or write does, and an unreachable Redis is never an
+    /// error (see the type's notes).
+    ///
+    /// - Parameters:
+    ///   - host: The server's name or address.
+    ///   - port: Its TCP port (1–65535).
+    ///   - keyPrefix: Every key of the tier starts with it; give each application its own.
+    ///   - password: Sent with `AUTH` on every new connection; nil: none.
+    ///   - database: The Redis database number (`SELECT`), 0 by default.
+    ///   - connectTimeout: How long a connection attempt may take (default 1 s).
+    ///   - commandTimeout: How long a reply may take (default 250 ms): a read on a local miss,
+    ///     or a write's publication, waits at most about this long.
+    ///   - streamLength: How many invalidations the stream keeps (approximately; default 100,000).
+    ///   - fetchLockLifetime: How long another process waits for a fetch whose holder died
+    ///     (default 5 s).
+    ///   - logger: Where failures are logged.
+    /// - Throws: ``ModelStore/ModelStoreError/invalidPolicy(reason:)`` for an empty host, a port
+    ///   out of range, a negative database or stream length, or a duration that is not positive
+    ///   (longer ones are capped at a year, as everywhere: `TimeBounds`).
+    public init(
+        host: String, port: Int = 6379, keyPrefix: String, password: String? = nil, database: Int = 0,
+        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(250),
+        streamLength: Int = 100_000, fetchLockLifetime: Duration = .seconds(5),
+        logger: Logger = Logger(label: "ModelStoreRedis")
+    ) throws {
+        if host.isEmpty { throw ModelStoreError.invalidPolicy(reason: "RedisTier's host is empty; name a server") }
+        if !(1...65535).contains(port) {
+            throw ModelStoreError.invalidPolicy(reason: "RedisTier's port is \(port); use 1 to 65535")
+        }
+        if database < 0 {
+            throw ModelStoreError.invalidPolicy(reason: "RedisTier's database is \(database); use 0 or more")
+        }
+        if streamLength < 1 {
+            throw ModelStoreError.invalidPolicy(reason: "RedisTier's streamLength is \(streamLength); use 1 or more")
+        }
+        for (duration, setting) in [
+            (connectTimeout, "connectTimeout"), (commandTimeout, "commandTimeout"), (fetchLockLifetime, "fetchLockLifetime"),
+        ] {
+            try TimeBounds.validateTimeout(duration, setting: "RedisTier's " + setting)
+            // hiredis reads a zero timeout as none at all: a call could then block forever.
+            if duration == .zero {
+                throw ModelStoreError.invalidPolicy(reason: "RedisTier's \(setting) is zero; use a positive duration")
+            }
+        }
+        self.keyPrefix = keyPrefix
+        self.logger = logger
+        endpoint = RedisEndpoint(
+            host: host, port: port, password: password, database: database,
+            connectTimeout: TimeBounds.wait(connectTimeout), commandTimeout: TimeBounds.wait(commandTimeout))
+        keys = RedisKeys(prefix: Array(keyPrefix.utf8))
+        metrics = RedisTierMetrics(tier: keyPrefix)
+        pool = RedisPool(endpoint: endpoint, size: 4, metrics: metrics, logger: logger)
+        node = Self.makeNodeName()
+        self.streamLength = streamLength
+        self.fetchLockLifetime = TimeBounds.wait(fetchLockLifetime)
+        registry = AttachedDatabases()
+        publisher = RedisPublisher(
+            pool: pool, keys: keys, node: node, streamLength: streamLength, registry: registry, metrics: metrics,
+            logger: logger, waitLimit: endpoint.commandTimeout * 2)
+        reader = InvalidationReader(
+            endpoint: endpoint, keys: keys, node: node, registry: registry, metrics: metrics, logger: logger)
+        reader.start()
+    }
+
+    deinit {
+        reader.stop()
+    }
+
+    /// Stops reading invalidations and closes the tier's connections. Stores that still use the
+    /// tier keep working from their local tiers only. Call it when the program shuts down.
+    public func shutdown() {
+        reader.stop()
+        pool.closeIdle()
+    }
+
+    /// See ``SharedTier/attach(_:)``. The database's local tiers are cleared first: this process
+    /// cannot know what other processes changed while it did not follow the stream.
+    public func attach(_ database: SharedTierDatabase) -> any SharedTierAttachment {
+        let attachment = RedisAttachment(tier: self, database: database)
+        // Registered first, so no invalidation that arrives while the tiers are cleared is lost.
+        registry.add(attachment)
+        database.clearLocalTiers()
+        return attachment
+    }
+
+    /// A process's name in the stream: host, process id and random bits.
+    private static func makeNodeName() -> String {
+        let random = (0..<8).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+        return "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(random)"
+    }
+}
+
+/// The databases attached to one tier in this process, by name, and their generations.
+final class AttachedDatabases: Sendable {
+    private let state = Guarded<[String: RedisAttachment]>([:])
+
+    func add(_ attachment: RedisAttachment) {
+        state.withLock { $0[attachment.database.name] = attachment }
+    }
+
+    func remove(_ attachment: RedisAttachment) {
+        state.withLock { if $0[attachment.database.name] === attachment { $0[attachment.database.name] = nil } }
+    }
+
+    func attachment(named name: String) -> RedisAttachment? {
+        state.withLock { $0[name] }
+    }
+
+    var all: [RedisAttachment] { state.withLock { Array($0.values) } }
+}

@@ -1,0 +1,123 @@
+// A node of a fleet for the shared tier's tests: one process with a store over a RedisTier,
+// driven line by line on standard input, answering one line per command on standard output.
+//
+// Usage: ModelStoreRedisNode <redis port> <directory> <key prefix>
+// Commands: `set KEY VALUE`, `get KEY`, `remove KEY`, `fetch KEY DELAY_MS CALLERS` (CALLERS
+// concurrent read-throughs of KEY whose fetch takes DELAY_MS; answers `fetches N values V,…`),
+// `hold KEY` (a read-through whose fetch never ends; answers `holding` once it fetches),
+// `await KEY VALUE LIMIT_MS` (answers the microseconds until KEY reads VALUE locally), `quit`.
+import Foundation
+import ModelStore
+import ModelStoreRedis
+
+struct Profile: Codable, Sendable, Equatable {
+    var value: String
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let port = Int(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: ModelStoreRedisNode <port> <directory> <prefix>\n".utf8))
+    exit(2)
+}
+
+/// Writes one line of output at once (standard output is a pipe: `print` would buffer it).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+// MODELSTORE_REDIS_LOCK_MS shortens the fetch lock's lifetime, for the test that kills its holder.
+let lockMilliseconds = ProcessInfo.processInfo.environment["MODELSTORE_REDIS_LOCK_MS"].flatMap { Int($0) } ?? 5_000
+let tier = try RedisTier(
+    host: "127.0.0.1", port: port, keyPrefix: arguments[3], commandTimeout: .milliseconds(500),
+    fetchLockLifetime: .milliseconds(lockMilliseconds))
+var configuration = ModelStore.Configuration()
+configuration.directory = URL(fileURLWithPath: arguments[2])
+configuration.sharedTier = tier
+let store = try ModelStore(name: "fleet", policy: .never, configuration: configuration)
+let fetches = Fetches()
+
+final class Fetches: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var total: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+}
+
+say("ready")
+while let line = readLine() {
+    let words = line.split(separator: " ").map(String.init)
+    guard let command = words.first else { continue }
+    switch command {
+    case "set":
+        try store.set(Profile(value: words[2]), forKey: words[1])
+        say("ok")
+    case "get":
+        say(try store.object(Profile.self, forKey: words[1])?.value ?? "nil")
+    case "remove":
+        try store.removeObject(forKey: words[1])
+        say("ok")
+    case "fetch":
+        let key = words[1]
+        let delay = Int(words[2]) ?? 0
+        let callers = Int(words[3]) ?? 1
+        let before = fetches.total
+        let values = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    var options = ReadThroughOptions()
+                    options.hardTimeout = .seconds(20)
+                    let profile = try await store.object(Profile.self, forKey: key, options: options) { _ in
+                        fetches.add()
+                        try await Task.sleep(for: .milliseconds(delay))
+                        return .value(Profile(value: "fetched-by-\(getpid())"))
+                    }
+                    return profile?.value ?? "nil"
+                }
+            }
+            var values: [String] = []
+            for try await value in group { values.append(value) }
+            return values
+        }
+        say("fetches \(fetches.total - before) values \(Set(values).sorted().joined(separator: ","))")
+    case "hold":
+        let key = words[1]
+        // Detached: top-level code runs on the main actor, whose thread is blocked reading stdin.
+        Task.detached {
+            _ = try await store.object(Profile.self, forKey: key, options: ReadThroughOptions()) { _ in
+                say("holding")
+                try await Task.sleep(for: .seconds(3600))
+                return .value(Profile(value: "never"))
+            }
+        }
+    case "await":
+        // `await KEY VALUE LIMIT_MS`: polls the local store until KEY reads VALUE (`nil`: none);
+        // answers the microseconds it took, or `timeout`.
+        let key = words[1]
+        let expected = words[2] == "nil" ? nil : words[2]
+        let limit = Duration.milliseconds(Int(words[3]) ?? 1_000)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var answer = "timeout"
+        while clock.now - start < limit {
+            if try store.object(Profile.self, forKey: key)?.value == expected {
+                let elapsed = clock.now - start
+                answer = String(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)
+                break
+            }
+            usleep(200)
+        }
+        say(answer)
+    case "quit":
+        exit(0)
+    default:
+        say("unknown \(command)")
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ModelStore
+import ModelStoreTestSupport
+@testable import ModelStoreRedis
+
+/// A model for the shared tier's tests.
+struct Profile: Codable, Sendable, Equatable {
+    var value: String
+}
+
+/// One node of a fleet inside the test process: its own directory (so its own local tiers),
+/// its own RedisTier (so its own node name), over one shared `redis-server`.
+final class FleetNode: @unchecked Sendable {
+    let directory = TemporaryDirectory()
+    let tier: RedisTier
+    let store: ModelStore
+
+    init(_ server: RedisServer, name: String = "users", prefix: String = "test:", objectCacheLimit: Int = 0) throws {
+        tier = try RedisTier(host: "127.0.0.1", port: server.port, keyPrefix: prefix, commandTimeout: .milliseconds(500))
+        var configuration = ModelStore.Configuration()
+        configuration.directory = directory.url
+        configuration.sharedTier = tier
+        configuration.objectCacheLimit = objectCacheLimit
+        store = try ModelStore(name: name, policy: .never, configuration: configuration)
+    }
+
+    deinit {
+        try? store.close()
+        tier.shutdown()
+    }
+
+    func value(_ key: String) throws -> String? {
+        try store.object(Profile.self, forKey: key)?.value
+    }
+}
+
+/// Polls `condition` every millisecond for at most `limit`; returns how long it took to hold,
+/// or nil if it never did.
+func timeUntil(within limit: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Duration? {
+    let clock = ContinuousClock()
+    let start = clock.now
+    while clock.now - start < limit {
+        if try condition() { return clock.now - start }
+        usleep(1_000)
+    }
+    return nil
+}
+
+/// The Redis key of `key` in database `database` (generation 0: no bulk removal yet).
+func recordKey(_ node: FleetNode, database: String = "users", collection: String? = nil, _ key: String) -> [UInt8] {
+    node.tier.keys.record(database: database, generation: 0, key: SharedTierKey(collection: collection, key: key))
+}

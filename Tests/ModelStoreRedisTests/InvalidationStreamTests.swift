@@ -1,0 +1,86 @@
+import Foundation
+import ModelStore
+import ModelStoreTestSupport
+import Testing
+@testable import ModelStoreRedis
+
+/// The invalidation stream under hostile or missing entries, and the tier's argument checks.
+@Suite(.serialized, .enabled(if: RedisServer.isInstalled, "needs redis-server (scripts/install-dependencies)"))
+struct InvalidationStreamTests {
+    /// Fills b's local store from a, then runs `damage`; b must end with an empty local store
+    /// (it cannot know what it missed) and still work afterwards.
+    private func expectLocalClear(_ damage: (RedisServer, FleetNode) throws -> Void) throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        for number in 0..<10 { try a.store.set(Profile(value: "v"), forKey: "k\(number)") }
+        // Read until all ten are local: a read that races with an invalidation is served but
+        // not kept (a's own invalidations of the ten keys arrive meanwhile).
+        #expect(try timeUntil { try (0..<10).allSatisfy { try b.value("k\($0)") == "v" } && b.store.count() == 10 } != nil)
+        try damage(server, a)
+        // `count` reads the local store only. Both nodes clear; a's write must come after its own clear.
+        #expect(try timeUntil { try b.store.count() == 0 && a.store.count() == 0 } != nil)
+        try a.store.set(Profile(value: "after"), forKey: "k0")
+        #expect(try timeUntil { try b.value("k0") == "after" } != nil)
+    }
+
+    @Test func anEntryAnotherProgramAppendedClearsTheLocalTiers() throws {
+        try expectLocalClear { server, a in
+            try server.command([Array("XADD".utf8), a.tier.keys.stream, Array("*".utf8), Array("junk".utf8), Array("1".utf8)])
+        }
+    }
+
+    @Test func aSkippedSequenceNumberClearsTheLocalTiers() throws {
+        try expectLocalClear { server, a in
+            // A well-formed entry whose number skips ahead: entries were lost before it.
+            let payload = InvalidationMessage.encode(.keys([SharedTierKey(collection: nil, key: "other")]))
+            try server.command([
+                Array("XADD".utf8), a.tier.keys.stream, Array("*".utf8), Array("n".utf8), Array("1000".utf8),
+                Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8), [],
+                Array("x".utf8), payload,
+            ])
+            try server.command([Array("SET".utf8), a.tier.keys.sequence, Array("1000".utf8)])
+        }
+    }
+
+    @Test func anUnreadablePayloadClearsTheDatabasesLocalTiers() throws {
+        try expectLocalClear { server, a in
+            let next = (try server.command([Array("INCR".utf8), a.tier.keys.sequence]).integer) ?? 0
+            try server.command([
+                Array("XADD".utf8), a.tier.keys.stream, Array("*".utf8), Array("n".utf8), Array(String(next).utf8),
+                Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8), [],
+                Array("x".utf8), Array("k9999999999:".utf8),
+            ])
+        }
+    }
+
+    @Test func redisFlushedWhileRunningClearsTheLocalTiers() throws {
+        try expectLocalClear { server, _ in try server.command(["FLUSHALL"]) }
+    }
+
+    @Test func hostilePayloadsNeverDecodeToSomethingElse() {
+        for bytes: [UInt8] in [[], Array("kd".utf8), Array("kd5:ab".utf8), Array("p".utf8),
+            Array("pc3:ab".utf8), Array("t".utf8), Array("t2:abc".utf8), Array("ax".utf8), Array("z".utf8),
+            Array("kd9999999999:".utf8), Array("kd2:\u{FF}\u{FE}".utf8), [UInt8(ascii: "k"), UInt8(ascii: "d"), UInt8(ascii: "2"), UInt8(ascii: ":"), 0xFF, 0xFE]]
+        {
+            #expect(InvalidationMessage.decode(bytes) == nil, "\(bytes)")
+        }
+        let invalidations: [SharedTierInvalidation] = [
+            .keys([SharedTierKey(collection: nil, key: "a:b"), SharedTierKey(collection: "c\0", key: "é")]),
+            .keys([]), .prefix("", collection: nil), .prefix("x:", collection: "b:c"), .tag("t\0"), .database,
+        ]
+        for invalidation in invalidations {
+            #expect(InvalidationMessage.decode(InvalidationMessage.encode(invalidation)) == invalidation)
+        }
+    }
+
+    @Test func badArgumentsAreTypedErrors() {
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "", keyPrefix: "p:") }
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", port: 0, keyPrefix: "p:") }
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", port: 70_000, keyPrefix: "p:") }
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", keyPrefix: "p:", database: -1) }
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", keyPrefix: "p:", commandTimeout: .zero) }
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", keyPrefix: "p:", connectTimeout: .seconds(-1)) }
+        #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", keyPrefix: "p:", streamLength: 0) }
+    }
+}
