@@ -96,6 +96,24 @@ struct IndexDefinitionTests {
         #expect(!keys.contains { $0.starts(with: IndexKeys.definitionKey(name: "byAuthor", in: posts.scope.space)) })
     }
 
+    @Test("A backup carries built indexes: the restored database answers queries after defineIndex reads nothing")
+    func backupAndRestore() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let posts = store.collection("posts")
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
+        try posts.set(post("ada"), forKey: "a")
+        try posts.set(post("bob"), forKey: "b")
+        let backup = fixture.directory.url.appendingPathComponent("copy")
+        try store.backup(to: backup)
+        try posts.removeObject(forKey: "a")
+        try ModelStore.restore(from: backup, named: "restored", in: fixture.directory.url)
+        let restored = try fixture.open("restored").collection("posts")
+        #expect(try restored.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }.wasAlreadyBuilt)
+        #expect(try restored.keys(where: "byAuthor", equals: .string("ada")).collect() == ["a"])
+        #expect(try posts.keys(where: "byAuthor", equals: .string("ada")).collect() == [])
+    }
+
     @Test("The definition record round-trips and refuses damaged bytes")
     func definitionFormat() throws {
         var definition = IndexDefinition(state: .building, id: 7, version: -3, typeName: "Post")
