@@ -51,7 +51,8 @@ func runRecoveryMode(_ command: String, root: String, name: String, extra: [Stri
     case "hold-leveldb":
         holdWithLevelDB(directory: root + "/" + name)
     default:
-        return try runBackupMode(command, root: root, name: name, extra: extra)
+        if try runBackupMode(command, root: root, name: name, extra: extra) { return true }
+        return try runIndexMode(command, root: root, name: name, extra: extra)
     }
     return true
 }

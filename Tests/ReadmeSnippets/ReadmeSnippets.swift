@@ -301,10 +301,40 @@ extension ReadmeContext {
 
 // README.md:614 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
+// README.md:679
+#sourceLocation(file: "README.md", line: 680)
+struct Post: Codable, Sendable {
+    var author: String
+    var createdAt: Date
+    var tags: [String]
+}
+#sourceLocation()
+
 extension ReadmeContext {
-    /// README.md:699
-    func readmeLine699() throws {
-#sourceLocation(file: "README.md", line: 700)
+    /// README.md:687
+    func readmeLine687() throws {
+#sourceLocation(file: "README.md", line: 688)
+        let posts = store.collection("posts")
+        // Call these each time the store opens, before writing: indexers are code.
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
+        try posts.defineIndex("byTime", of: Post.self, version: 1) { post in [.date(post.createdAt)] }
+        try posts.defineIndex("byTag", of: Post.self, version: 1) { post in post.tags.map { .string($0) } }  // many values
+
+        let mine = try posts.entries(Post.self, where: "byAuthor", equals: .string("ada")).collect()
+        let since = Date().addingTimeInterval(-86_400)
+        let recent = try posts.entries(Post.self, where: "byTime",
+                                       in: .date(since) ..< .date(.distantFuture), reverse: true, limit: 20)
+        let keys = try posts.keys(where: "byTag", equals: .string("swift"))           // Cursor<String>
+        let n = try posts.count(where: "byAuthor", equals: .string("ada"))
+        try posts.dropIndex("byTag")
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// README.md:765
+    func readmeLine765() throws {
+#sourceLocation(file: "README.md", line: 766)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -317,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1130 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1219 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1156 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1245 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1192 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1281 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1229 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1318 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1253 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1342 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1323
-    func readmeLine1323() throws {
-#sourceLocation(file: "README.md", line: 1324)
+    /// README.md:1412
+    func readmeLine1412() throws {
+#sourceLocation(file: "README.md", line: 1413)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

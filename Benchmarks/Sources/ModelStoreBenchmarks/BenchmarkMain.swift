@@ -58,6 +58,10 @@ enum BenchmarkMain {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 print(try await runEncryptionExperiment(records: records, rounds: rounds, directory: directory))
+            case .indexes(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try runIndexExperiment(records: records, rounds: rounds, directory: directory))
             case .concurrency(let options):
                 try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: options.directory) }

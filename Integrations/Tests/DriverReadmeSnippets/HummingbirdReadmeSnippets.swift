@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1156
-    func readmeLine1156() async throws {
-#sourceLocation(file: "README.md", line: 1157)
+    /// README.md:1245
+    func readmeLine1245() async throws {
+#sourceLocation(file: "README.md", line: 1246)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1192
-    func readmeLine1192() async throws {
-#sourceLocation(file: "README.md", line: 1193)
+    /// README.md:1281
+    func readmeLine1281() async throws {
+#sourceLocation(file: "README.md", line: 1282)
 
 
 

@@ -51,10 +51,10 @@ struct ChunkedImporter {
             cancelled = true
             return .cancelled
         }
-        try scope.add(
-            model, forKey: key, in: scope.space, lifetime: lifetime, with: NoMetadata(), tags: [], to: batch,
-            buffer: &recordBuffer)
-        changes.append(KeyChange(key, in: scope.space, .set))
+        changes.append(
+            try scope.add(
+                model, forKey: key, in: scope.space, lifetime: lifetime, with: NoMetadata(), tags: [], to: batch,
+                buffer: &recordBuffer))
         return batch.count >= batchSize || batch.byteCount >= 64 << 20 ? .full : .added
     }
 

@@ -7,6 +7,9 @@ struct RemovalChunk {
     /// keys in memory (the object cache) or someone observes changes. A sweep over a million
     /// records without either makes no key strings.
     let tracksKeys: Bool
+    /// The database's indexes: a removed record in an indexed key space is always named to
+    /// the funnel, which removes its entries.
+    let indexes: IndexRegistry
     fileprivate let batch = LevelDBWriteBatch()
     fileprivate var changes = ChangeList()
 
@@ -14,7 +17,11 @@ struct RemovalChunk {
     /// `change` (nil: a key no user sees, or one the caller does not track).
     mutating func remove(_ key: UnsafeRawBufferPointer, reporting change: KeyChange? = nil) {
         batch.delete(key: key)
-        if let change { changes.append(change) }
+        if let change {
+            changes.append(change)
+        } else if let removal = indexes.removal(ofPhysical: key) {
+            changes.append(removal)
+        }
     }
 }
 
@@ -50,7 +57,7 @@ extension OpenDatabase {
             let next = try commitExclusively { hold -> [UInt8]? in
                 let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: resumeKey)
-                var chunk = RemovalChunk(engine: hold.engine, tracksKeys: tracksKeys)
+                var chunk = RemovalChunk(engine: hold.engine, tracksKeys: tracksKeys, indexes: indexes)
                 var pastEnd = false
                 let (seen, lastKey) = try iterator.scanForward(limit: Self.removalChunkSize) { key, value in
                     if range.isPastEnd(key, reverse: false) {

@@ -33,10 +33,12 @@ extension Scope {
         try encoder.encode(
             value, forKey: key, storedAt: reader.now(), lifetime: lifetime, metadata: metadata, tags: tags,
             space: space, into: &record.bytes)
+        // The model's index values, for the funnel's index step (nil: the space has no index).
+        let indexValues = try database.indexes.values(of: value, key: key, in: space)
         let sync = configuration.syncWrites
         try space.withPhysicalKey(key) { keyBytes in
             try record.bytes.withUnsafeBytes { recordBytes in
-                let change = ChangeList(KeyChange(key, in: space, .set))
+                let change = ChangeList(KeyChange(key, in: space, .set, indexValues: indexValues))
                 guard !tags.isEmpty else {
                     return try database.commit(.put(key: keyBytes, value: recordBytes), change, sync: sync)
                 }
@@ -49,18 +51,21 @@ extension Scope {
     }
 
     /// Encodes a record for `key` of `space` and adds it, with its tag-index entries, to `batch`:
-    /// the step write batches and imports share (one `buffer` for all their records).
+    /// the step write batches and imports share (one `buffer` for all their records). Returns
+    /// the change to commit, with the model's index values.
     func add<Value: Encodable, Metadata: Encodable>(
         _ value: Value, forKey key: String, in space: KeySpace, lifetime: TimeInterval?, with metadata: Metadata,
         tags: [String], to batch: LevelDBWriteBatch, buffer: inout [UInt8]
-    ) throws {
+    ) throws -> KeyChange {
         try encoder.encode(
             value, forKey: key, storedAt: reader.now(), lifetime: lifetime, metadata: metadata, tags: tags,
             space: space, into: &buffer)
+        let indexValues = try database.indexes.values(of: value, key: key, in: space)
         try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
             if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }
         }
+        return KeyChange(key, in: space, .set, indexValues: indexValues)
     }
 }
 

@@ -8,7 +8,7 @@
 // takes the write gate, applies it, then does what every write owes the layers above: forgets
 // the keys in memory (object cache, remembered "not found", fail-safe throttle) and reports the
 // changes to observers and to the shared tier (`SharedTier/`), which publishes invalidations. This is where index
-// entries will join a record's atomic write, and where payloads will be sealed.
+// entries join a record's atomic write (IndexMaintenance.swift), and where payloads will be sealed.
 
 /// One key a write changes, and how.
 struct KeyChange {
@@ -25,16 +25,20 @@ struct KeyChange {
     /// For a removal because the read-through's source has no such model: remember that until
     /// `until` (seconds since the reference date, judged at `now`) instead of forgetting it.
     var remembersNotFound: (until: Double, now: Double)?
+    /// For a set in a key space with indexes: the new model's index values, computed before the
+    /// write; nil: the funnel decodes the record the write carries (see IndexMaintenance.swift).
+    var indexValues: ComputedIndexValues?
 
     init(
         _ key: String, in space: KeySpace, _ kind: ModelStore.Change.Kind, dependsOnStoredRecord: Bool = false,
-        remembersNotFound: (until: Double, now: Double)? = nil
+        remembersNotFound: (until: Double, now: Double)? = nil, indexValues: ComputedIndexValues? = nil
     ) {
         self.key = key
         self.space = space
         self.kind = kind
         self.dependsOnStoredRecord = dependsOnStoredRecord
         self.remembersNotFound = remembersNotFound
+        self.indexValues = indexValues
     }
 
     /// The change as observers see it.
@@ -122,6 +126,8 @@ enum EngineWrite {
 struct ExclusiveWrite {
     /// The database's engine, for the reads the write depends on.
     let engine: LevelDB
+    /// The database's indexes, whose entries join every write of the hold.
+    let indexes: IndexRegistry
     /// What the hold wrote, reported when it ends.
     fileprivate(set) var written = ChangeList()
     /// What the hold tried to write, forgotten in memory even if the write failed.
@@ -136,6 +142,8 @@ struct ExclusiveWrite {
     /// Applies `write`, which changes `changes`.
     mutating func write(_ write: EngineWrite, _ changes: ChangeList, sync: Bool) throws {
         attempted.append(contentsOf: changes)
+        // The index step: the entries of records in indexed key spaces join the write.
+        let write = try indexes.maintaining(write, changes, engine: engine)
         try write.apply(to: engine, sync: sync)
         written.append(contentsOf: changes)
     }
@@ -158,15 +166,27 @@ extension OpenDatabase {
     func commit(
         _ write: EngineWrite, _ changes: ChangeList, sync: Bool, judgedBy reader: RecordReader? = nil
     ) throws(ModelStoreError) {
-        if let reader, self.changes.isObserved, changes.hasDependentReports {
-            try commitExclusively { hold in
-                let resolved = try Self.resolve(changes, in: hold.engine, judgedBy: reader)
+        func commitExclusively() throws(ModelStoreError) {
+            try self.commitExclusively { hold in
+                var resolved = changes
+                if let reader, self.changes.isObserved, changes.hasDependentReports {
+                    resolved = try Self.resolve(changes, in: hold.engine, judgedBy: reader)
+                }
                 try hold.write(write, resolved, sync: sync)
             }
-            return
+        }
+        // Index entries are read and written under the exclusive gate (IndexMaintenance.swift).
+        if (reader != nil && self.changes.isObserved && changes.hasDependentReports) || indexes.maintains(changes) {
+            return try commitExclusively()
         }
         defer { forget(changes) }
-        try self.write { engine in try write.apply(to: engine, sync: sync) }
+        let applied = try self.write { engine -> Bool in
+            // An index defined since the check above (under the exclusive gate) needs its entries.
+            guard !indexes.maintains(changes) else { return false }
+            try write.apply(to: engine, sync: sync)
+            return true
+        }
+        guard applied else { return try commitExclusively() }
         report(changes)
         sharedTier?.didCommit(changes)
     }
@@ -199,7 +219,7 @@ extension OpenDatabase {
             sharedTier?.didCommit(written)
         }
         return try exclusiveWrite { engine in
-            var hold = ExclusiveWrite(engine: engine)
+            var hold = ExclusiveWrite(engine: engine, indexes: indexes)
             defer {
                 forget(hold.attempted)
                 written = hold.written

@@ -69,6 +69,9 @@ final class OpenDatabase: @unchecked Sendable {
     /// knows they hold.
     let policies = StoredPolicies()
 
+    /// The secondary indexes defined in this process (Indexes/), maintained by the write funnel.
+    let indexes = IndexRegistry()
+
     /// Writes take this shared; a read that purges an expired record, and each chunk of an
     /// expiry sweep, take it exclusively, so they never delete a record that a concurrent
     /// writer has just replaced. LevelDB still groups concurrent shared writers.
@@ -285,7 +288,7 @@ final class OpenDatabase: @unchecked Sendable {
     /// was refused because writes are already disabled.
     private static func disablesWrites(_ error: ModelStoreError) -> Bool {
         switch error {
-        case .closed, .writesDisabled, .directoryRemoved: return false
+        case .closed, .writesDisabled, .directoryRemoved, .indexerFailed: return false
         default: return true
         }
     }

@@ -100,6 +100,20 @@ public enum ModelStoreError: Error, Sendable, Hashable {
     /// `replacingExisting: true` to replace a database, or choose another name or destination.
     case alreadyExists(path: String)
 
+    /// A query named an index that this process has not defined on the collection (nil: the
+    /// store's own keys). Call ``ModelWriter/defineIndex(_:of:version:progress:_:)`` when the
+    /// store opens, before writing or querying.
+    case indexNotDefined(index: String, collection: String?)
+
+    /// A query named an index whose build from the stored records has not finished (it was
+    /// cancelled, or failed, or runs on another thread). Call
+    /// ``ModelWriter/defineIndex(_:of:version:progress:_:)`` again: it goes on where the build stopped.
+    case indexNotBuilt(index: String, collection: String?)
+
+    /// An indexer threw for the model of `key`; the write (or the build's chunk) was not
+    /// applied: nothing of it was written.
+    case indexerFailed(index: String, key: String, message: String)
+
     /// The database's encryption and the store's ``ModelStore/Configuration/encryption`` do not
     /// match (`mismatch` says how), or an interrupted re-keying must be finished first. Nothing
     /// was read or written: open it with the right key, or change its key with
@@ -130,6 +144,9 @@ extension ModelStoreError: CustomStringConvertible {
         case let .invalidName(name, reason) where reason.hasPrefix(KeySpace.nameReasonPrefix):
             return "Invalid collection name \(Self.abbreviated(name)): \(Self.clause(reason)). Use 1 to "
                 + "\(KeySpace.maximumNameLength) UTF-8 bytes without NUL"
+        case let .invalidName(name, reason) where reason.hasPrefix(DefinedIndex.nameReasonPrefix):
+            return "Invalid index name \(Self.abbreviated(name)): \(Self.clause(reason)). Use 1 to "
+                + "\(DefinedIndex.maximumNameLength) UTF-8 bytes"
         case let .invalidName(name, reason):
             return "Invalid database name \(name.debugDescription): \(Self.clause(reason)). Use 1 to 200 UTF-8 "
                 + "bytes without slashes, backslashes, NUL or control characters, that is not a single or double "
@@ -208,6 +225,15 @@ extension ModelStoreError: CustomStringConvertible {
         case let .alreadyExists(path):
             return "\(path) already exists, so nothing was written over it. Choose another destination or name, "
                 + "or restore with replacingExisting: true to replace a database there."
+        case let .indexNotDefined(index, collection):
+            return "No index \(Self.abbreviated(index)) is defined on \(Self.place(collection)) in this process. Call "
+                + "defineIndex(_:of:version:_:) for it each time the store opens, before writing or querying."
+        case let .indexNotBuilt(index, collection):
+            return "The index \(Self.abbreviated(index)) on \(Self.place(collection)) is not built yet (its build was "
+                + "cancelled, failed or is still running). Call defineIndex(_:of:version:_:) again to finish it."
+        case let .indexerFailed(index, key, message):
+            return "The indexer of \(Self.abbreviated(index)) threw for the record of key \(Self.abbreviated(key)) "
+                + "(\(Self.clause(message))), so nothing was written. Fix the indexer or the model."
         }
     }
 
@@ -235,6 +261,11 @@ extension ModelStoreError: CustomStringConvertible {
             clause = clause.dropFirst()
         }
         return String(clause)
+    }
+
+    /// A collection as messages name it: the store's own keys for nil.
+    static func place(_ collection: String?) -> String {
+        collection.map { "the collection " + abbreviated($0) } ?? "the store's own keys"
     }
 
     /// Keeps messages readable when a key is huge or binary.

@@ -125,10 +125,10 @@ extension ModelStore {
             let lifetime = try scope.recordLifetime(own)
             let tags = tags.isEmpty ? tags : try TagIndex.validated(tags)
             // Encoded by the batch's store (its codec and clock), in the scope's key space.
-            try store.scope.add(
-                value, forKey: key, in: space, lifetime: lifetime, with: metadata, tags: tags, to: batch,
-                buffer: &recordBuffer)
-            changes.append(KeyChange(key, in: space, .set))
+            changes.append(
+                try store.scope.add(
+                    value, forKey: key, in: space, lifetime: lifetime, with: metadata, tags: tags, to: batch,
+                    buffer: &recordBuffer))
         }
 
         /// Throws the first deferred error, or if the batch outgrew LevelDB's limits.

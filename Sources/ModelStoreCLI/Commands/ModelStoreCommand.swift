@@ -14,6 +14,6 @@ struct ModelStoreCommand: ParsableCommand {
         subcommands: [
             ListCommand.self, StatsCommand.self, KeysCommand.self, CollectionsCommand.self, GetCommand.self, DumpCommand.self,
             SweepCommand.self, CompactCommand.self, RepairCommand.self, RemoveCommand.self, DeleteCommand.self,
-            DeleteAllCommand.self, BackupCommand.self, RestoreCommand.self,
+            DeleteAllCommand.self, BackupCommand.self, RestoreCommand.self, IndexesCommand.self, QueryCommand.self,
         ])
 }

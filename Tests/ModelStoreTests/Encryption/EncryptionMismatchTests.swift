@@ -11,11 +11,13 @@ struct EncryptionMismatchTests {
     typealias Note = EncryptionRoundTripTests.Note
 
     /// Opens `name` with `key` and returns the mismatch it was refused with (nil: it opened).
-    static func mismatch(_ fixture: Fixture, key: RecordEncryption) -> ModelStoreError.EncryptionMismatch? {
+    static func mismatch(
+        _ fixture: Fixture, name: String = "db", key: RecordEncryption
+    ) -> ModelStoreError.EncryptionMismatch? {
         var configuration = fixture.quietConfiguration
         configuration.encryption = key
         do {
-            let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+            let store = try ModelStore(name: name, policy: .never, configuration: configuration)
             try? store.close()
             return nil
         } catch ModelStoreError.encryptionMismatch(_, let mismatch) {

@@ -62,6 +62,7 @@ enum Command {
     case core(records: Int, rounds: Int, directory: String)
     case backup(records: Int, rounds: Int, directory: String)
     case encryption(records: Int, rounds: Int, directory: String)
+    case indexes(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
     case help
 
@@ -77,6 +78,7 @@ enum Command {
                modelstore-bench core [--records N] [--runs N] [--workdir PATH]
                modelstore-bench backup [--records N] [--runs N] [--workdir PATH]
                modelstore-bench encryption [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench indexes [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
                                             [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
@@ -160,6 +162,11 @@ enum Command {
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .encryption(
                 records: try values["records"].map(integer) ?? 20_000, rounds: options.runs ?? 5,
+                directory: options.workDirectory)
+        case "indexes":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .indexes(
+                records: try values["records"].map(integer) ?? 100_000, rounds: options.runs ?? 3,
                 directory: options.workDirectory)
         case "concurrency":
             let options = try RunOptions(values: values, full: false, integer: integer)

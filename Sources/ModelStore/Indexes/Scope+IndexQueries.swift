@@ -1,0 +1,106 @@
+import Foundation
+
+// MARK: - Queries on an index
+//
+// A query walks the index's entries for a value or a range of values, in index order then key
+// order, on a snapshot (the scope's, or one taken when the cursor is made), and reads each
+// entry's record through the same snapshot: expired records (judged as the scope's reads judge
+// them) are skipped, never returned nor counted, never removed.
+
+extension Scope {
+    /// A cursor over the records of the index `name` whose entries lie in `range` (given the
+    /// index's id), each turned into an element by `extract` (nil: skipped).
+    func indexCursor<Element>(
+        _ name: String, range: (UInt32) -> KeyRange, reverse: Bool, limit: Int?, readsStoredDefinitions: Bool = false,
+        _ extract: @escaping (
+            _ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, _ reader: RecordReader, _ now: Double
+        ) throws -> Element?
+    ) throws -> Cursor<Element> {
+        let database = try open()
+        try DefinedIndex.validate(name: name)
+        let snapshot = try self.snapshot ?? database.run { try $0.makeSnapshot() }
+        let id: UInt32
+        if let index = database.indexes.index(named: name, in: space) {
+            guard index.isBuilt else { throw ModelStoreError.indexNotBuilt(index: name, collection: space.collection) }
+            id = index.id
+        } else if readsStoredDefinitions {
+            // A tool: the database's own record says whether the index is built, and where.
+            let key = IndexKeys.definitionKey(name: name, in: space)
+            let path = database.path
+            guard let definition = try database.run({ try IndexDefinition.read(key: key, from: $0, snapshot: snapshot, path: path) }),
+                definition.state != .dropped
+            else { throw ModelStoreError.indexNotDefined(index: name, collection: space.collection) }
+            guard definition.state == .built else {
+                throw ModelStoreError.indexNotBuilt(index: name, collection: space.collection)
+            }
+            id = definition.id
+        } else {
+            throw ModelStoreError.indexNotDefined(index: name, collection: space.collection)
+        }
+        let prefix = space.prefix
+        let reader = reader
+        let now = reader.now()
+        let engine = database.engine
+        return try Cursor(
+            database: database, snapshot: snapshot, range: range(id), reverse: reverse, limit: limit
+        ) { entryKey, _ in
+            guard let userKey = IndexKeys.userKey(ofEntry: entryKey) else { return nil }
+            var physical = prefix
+            physical.append(contentsOf: userKey)
+            return try physical.withUnsafeBytes { keyBytes in
+                // An entry without its record cannot come from a write (both go in one batch); a
+                // repair that lost the record can leave one: it is skipped.
+                try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record in
+                    guard let record else { return nil }
+                    return try extract(keyBytes, record, reader, now)
+                }
+            }
+        }
+    }
+
+    /// The physical key's user key in this scope's space.
+    private static func liveKey(
+        _ keyBytes: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, reader: RecordReader, now: Double,
+        space: KeySpace
+    ) -> String? {
+        RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive) == .live
+            ? space.key(fromPhysical: keyBytes) : nil
+    }
+
+    func indexKeys(
+        _ name: String, range: @escaping (UInt32) -> KeyRange, reverse: Bool, limit: Int?, readsStoredDefinitions: Bool = false
+    ) throws -> Cursor<String> {
+        let space = space
+        return try indexCursor(
+            name, range: range, reverse: reverse, limit: limit, readsStoredDefinitions: readsStoredDefinitions
+        ) { keyBytes, record, reader, now in
+            Self.liveKey(keyBytes, record, reader: reader, now: now, space: space)
+        }
+    }
+
+    func indexEntries<Value: Decodable>(
+        _ type: Value.Type, _ name: String, range: @escaping (UInt32) -> KeyRange, reverse: Bool, limit: Int?
+    ) throws -> Cursor<ModelStore.Entry<Value>> {
+        let space = space
+        return try indexCursor(name, range: range, reverse: reverse, limit: limit) { keyBytes, record, reader, now in
+            let key = space.key(fromPhysical: keyBytes)
+            let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
+            guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
+                try reader.checkExpiredEnvelope(header, key: key, keyBytes: keyBytes)
+                return nil
+            }
+            return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { record, header in
+                try reader.entry(type, key: key, header: header, record: record)
+            }
+        }
+    }
+
+    func indexCount(_ name: String, range: @escaping (UInt32) -> KeyRange) throws -> Int {
+        let cursor = try indexCursor(name, range: range, reverse: false, limit: nil) { keyBytes, record, reader, now in
+            RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive) == .live ? () : nil
+        }
+        var count = 0
+        while try cursor.next() != nil { count += 1 }
+        return count
+    }
+}

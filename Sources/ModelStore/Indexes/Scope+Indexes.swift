@@ -1,0 +1,235 @@
+import Foundation
+
+// MARK: - Defining, building and dropping indexes
+
+extension DefinedIndex {
+    /// How the reason of an ``ModelStoreError/invalidName(name:reason:)`` for an index name starts.
+    static let nameReasonPrefix = "the index name "
+    /// The longest index name, in UTF-8 bytes.
+    static let maximumNameLength = 255
+    /// How many records a build indexes per chunk: each chunk holds the exclusive write gate
+    /// while it decodes them, so writers wait a few milliseconds at most.
+    static let buildChunkSize = 512
+
+    static func validate(name: String) throws(ModelStoreError) {
+        let length = name.utf8.count
+        if length == 0 { throw .invalidName(name: name, reason: nameReasonPrefix + "is empty") }
+        if length > maximumNameLength { throw .invalidName(name: name, reason: nameReasonPrefix + "is \(length) UTF-8 bytes") }
+    }
+}
+
+extension Scope {
+    /// Defines the index `name` of this scope's key space in this process, and builds it from
+    /// the stored records when the database holds no built index of that name and version.
+    func defineIndex<Model: Decodable>(
+        _ name: String, of type: Model.Type, version: Int, progress: ((ModelStore.IndexBuildProgress) -> Void)?,
+        indexer: @escaping @Sendable (Model) throws -> [IndexValue]
+    ) throws -> ModelStore.IndexBuildReport {
+        let database = try open()
+        try DefinedIndex.validate(name: name)
+        let started = ContinuousClock.now
+        let key = IndexKeys.definitionKey(name: name, in: space)
+        let space = space
+        let reader = reader
+        let path = database.path
+        let sync = configuration.syncWrites
+        // Read, decided and registered under the exclusive gate: every write after it carries
+        // the index's entries, every write before it is a record the build will find.
+        let (index, definition) = try database.commitExclusively { hold -> (DefinedIndex, IndexDefinition) in
+            var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path)
+            if definition == nil || definition!.version != version || definition!.state == .dropped {
+                var retired = definition?.retired ?? []
+                if let old = definition, old.state != .dropped { retired.append(old.id) }
+                var new = IndexDefinition(
+                    state: .building, id: try Self.unusedIndexID(in: hold.engine), version: version,
+                    typeName: String(describing: type))
+                new.retired = retired
+                try key.withUnsafeBytes { keyBytes in
+                    try new.value(key: key).withUnsafeBytes { try hold.write(.put(key: keyBytes, value: $0), ChangeList(), sync: sync) }
+                }
+                definition = new
+            }
+            let index = DefinedIndex(
+                name: name, space: space, id: definition!.id, version: version, isBuilt: definition!.state == .built,
+                reader: reader, type: type, indexer: indexer)
+            database.indexes.register(index)
+            return (index, definition!)
+        }
+        if !definition.retired.isEmpty { try clearRetired(key: key) }
+        guard definition.state == .building else {
+            return ModelStore.IndexBuildReport(
+                indexed: 0, skipped: 0, wasAlreadyBuilt: true, wasCancelled: false, duration: ContinuousClock.now - started)
+        }
+        return try build(index, key: key, started: started, progress: progress)
+    }
+
+    /// Builds `index` in chunks from its definition's resume key until every record is indexed,
+    /// the task is cancelled, or the definition changes under it.
+    private func build(
+        _ index: DefinedIndex, key: [UInt8], started: ContinuousClock.Instant,
+        progress: ((ModelStore.IndexBuildProgress) -> Void)?
+    ) throws -> ModelStore.IndexBuildReport {
+        let database = try open()
+        let space = space
+        let path = database.path
+        let sync = configuration.syncWrites
+        var indexed = 0
+        var skipped = 0
+        while true {
+            if Task.isCancelled {
+                return ModelStore.IndexBuildReport(
+                    indexed: indexed, skipped: skipped, wasAlreadyBuilt: false, wasCancelled: true,
+                    duration: ContinuousClock.now - started)
+            }
+            let finished = try database.commitExclusively { hold -> Bool? in
+                guard var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path),
+                    definition.id == index.id, definition.state == .building
+                else { return nil }  // redefined or dropped meanwhile
+                var work = IndexWork(engine: hold.engine, write: .batch(LevelDBWriteBatch()))
+                let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
+                try iterator.seek(to: space.prefix + definition.resumeKey)
+                let range = space.all
+                var pastEnd = false
+                var chunkIndexed = 0
+                var chunkSkipped = 0
+                let (seen, lastKey) = try iterator.scanForward(limit: DefinedIndex.buildChunkSize) { keyBytes, record in
+                    if range.isPastEnd(keyBytes, reverse: false) {
+                        pastEnd = true
+                        return false
+                    }
+                    let userKey = UnsafeRawBufferPointer(rebasing: keyBytes[space.prefix.count...])
+                    let key = space.key(fromPhysical: keyBytes)
+                    guard let values = try index.values(ofRecord: record, key: key, keyBytes: keyBytes) else {
+                        chunkSkipped += 1
+                        return true
+                    }
+                    chunkIndexed += 1
+                    try work.replace(index.id, userKey: userKey, with: values)
+                    return true
+                }
+                let done = pastEnd || seen < DefinedIndex.buildChunkSize || lastKey == nil
+                if done {
+                    definition.state = .built
+                    definition.resumeKey = []
+                } else {
+                    definition.resumeKey = Array(lastKey![space.prefix.count...]) + [0]
+                }
+                definition.indexed += chunkIndexed
+                definition.skipped += chunkSkipped
+                key.withUnsafeBytes { keyBytes in
+                    definition.value(key: key).withUnsafeBytes { work.batch.put(key: keyBytes, value: $0) }
+                }
+                try hold.write(.batch(work.batch), ChangeList(), sync: sync)
+                indexed += chunkIndexed
+                skipped += chunkSkipped
+                return done
+            }
+            guard let finished else {
+                return ModelStore.IndexBuildReport(
+                    indexed: indexed, skipped: skipped, wasAlreadyBuilt: false, wasCancelled: true,
+                    duration: ContinuousClock.now - started)
+            }
+            progress?(ModelStore.IndexBuildProgress(indexed: indexed, skipped: skipped))
+            if finished {
+                index.markBuilt()
+                return ModelStore.IndexBuildReport(
+                    indexed: indexed, skipped: skipped, wasAlreadyBuilt: false, wasCancelled: false,
+                    duration: ContinuousClock.now - started)
+            }
+        }
+    }
+
+    /// Removes the index `name`: its definition in this process and in the database, and its
+    /// entries (in chunks). Dropping an index that does not exist does nothing.
+    func dropIndex(_ name: String) throws {
+        let database = try open()
+        try DefinedIndex.validate(name: name)
+        let key = IndexKeys.definitionKey(name: name, in: space)
+        let space = space
+        let path = database.path
+        let sync = configuration.syncWrites
+        let exists = try database.commitExclusively { hold -> Bool in
+            database.indexes.unregister(name, in: space)
+            let definition: IndexDefinition?
+            do {
+                definition = try IndexDefinition.read(key: key, from: hold.engine, path: path)
+            } catch {
+                // A damaged definition: its entries cannot be found, only the definition goes.
+                try key.withUnsafeBytes { try hold.write(.delete(key: $0), ChangeList(), sync: sync) }
+                return false
+            }
+            guard var definition else { return false }
+            if definition.state != .dropped {
+                definition.retired.append(definition.id)
+                definition.state = .dropped
+                try key.withUnsafeBytes { keyBytes in
+                    try definition.value(key: key).withUnsafeBytes { try hold.write(.put(key: keyBytes, value: $0), ChangeList(), sync: sync) }
+                }
+            }
+            return true
+        }
+        if exists { try clearRetired(key: key) }
+    }
+
+    /// Removes the entries of the ids the definition under `key` retired, in chunks through the
+    /// removal loop, then forgets them (and a dropped definition).
+    private func clearRetired(key: [UInt8]) throws {
+        let database = try open()
+        let path = database.path
+        let sync = configuration.syncWrites
+        guard let retired = try database.run({ try IndexDefinition.read(key: key, from: $0, path: path) })?.retired else {
+            return
+        }
+        for id in retired {
+            for prefix in [IndexKeys.entryPrefix(id), IndexKeys.reversePrefix(id)] {
+                let range = KeyRange(lowerBound: prefix, upperBound: KeyRange.successor(ofPrefix: prefix))
+                try database.removeInChunks(range, sync: sync) { entryKey, _, chunk in chunk.remove(entryKey) }
+            }
+        }
+        try database.commitExclusively { hold in
+            guard var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path) else { return }
+            try key.withUnsafeBytes { keyBytes in
+                if definition.state == .dropped {
+                    try hold.write(.delete(key: keyBytes), ChangeList(), sync: sync)
+                } else {
+                    definition.retired.removeAll { retired.contains($0) }
+                    try definition.value(key: key).withUnsafeBytes { try hold.write(.put(key: keyBytes, value: $0), ChangeList(), sync: sync) }
+                }
+            }
+        }
+    }
+
+    /// An id no definition of the database uses, current or retired.
+    private static func unusedIndexID(in engine: LevelDB) throws -> UInt32 {
+        var highest: UInt32 = 0
+        let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+        try iterator.seek(to: IndexKeys.allDefinitions.lowerBound)
+        while let next = try iterator.withCurrent({ key, value -> Bool in
+            guard !IndexKeys.allDefinitions.isPastEnd(key, reverse: false) else { return false }
+            if let definition = IndexDefinition(key: key, value: value) {
+                highest = max(highest, definition.id, definition.retired.max() ?? 0)
+            }
+            return true
+        }), next {
+            try iterator.next()
+        }
+        return highest + 1
+    }
+
+    /// The definitions of every index of the database, for tools.
+    static func indexDefinitions(in engine: LevelDB) throws -> [(space: KeySpace, name: String, definition: IndexDefinition?)] {
+        var found: [(KeySpace, String, IndexDefinition?)] = []
+        let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+        try iterator.seek(to: IndexKeys.allDefinitions.lowerBound)
+        while let next = try iterator.withCurrent({ key, value -> Bool in
+            guard !IndexKeys.allDefinitions.isPastEnd(key, reverse: false) else { return false }
+            if let (space, name) = IndexKeys.split(definitionKey: key) {
+                found.append((space, name, IndexDefinition(key: key, value: value)))
+            }
+            return true
+        }), next {
+            try iterator.next()
+        }
+        return found
+    }
+}
