@@ -4,10 +4,10 @@ import Foundation
 import ModelStore
 import ModelStoreRedis
 
-// README.md:39 is not compiled: Package.swift excerpt
+// README.md:44 is not compiled: Package.swift excerpt
 
-// README.md:80
-#sourceLocation(file: "README.md", line: 81)
+// README.md:85
+#sourceLocation(file: "README.md", line: 86)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -16,9 +16,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:88
-    func readmeLine88() throws {
-#sourceLocation(file: "README.md", line: 89)
+    /// README.md:93
+    func readmeLine93() throws {
+#sourceLocation(file: "README.md", line: 94)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -31,9 +31,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:98
-    func readmeLine98() throws {
-#sourceLocation(file: "README.md", line: 99)
+    /// README.md:103
+    func readmeLine103() throws {
+#sourceLocation(file: "README.md", line: 104)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -51,9 +51,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:170
-    func readmeLine170() throws {
-#sourceLocation(file: "README.md", line: 171)
+    /// README.md:175
+    func readmeLine175() throws {
+#sourceLocation(file: "README.md", line: 176)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -62,9 +62,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:178
-    func readmeLine178() throws {
-#sourceLocation(file: "README.md", line: 179)
+    /// README.md:183
+    func readmeLine183() throws {
+#sourceLocation(file: "README.md", line: 184)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -86,9 +86,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:233
-    func readmeLine233() throws {
-#sourceLocation(file: "README.md", line: 234)
+    /// README.md:238
+    func readmeLine238() throws {
+#sourceLocation(file: "README.md", line: 239)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -101,9 +101,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:252
-    func readmeLine252() async throws {
-#sourceLocation(file: "README.md", line: 253)
+    /// README.md:257
+    func readmeLine257() async throws {
+#sourceLocation(file: "README.md", line: 258)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -114,9 +114,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:276
-    func readmeLine276() throws {
-#sourceLocation(file: "README.md", line: 277)
+    /// README.md:281
+    func readmeLine281() throws {
+#sourceLocation(file: "README.md", line: 282)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -127,9 +127,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:293
-    func readmeLine293() async throws {
-#sourceLocation(file: "README.md", line: 294)
+    /// README.md:298
+    func readmeLine298() async throws {
+#sourceLocation(file: "README.md", line: 299)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -138,9 +138,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:304
-    func readmeLine304() throws {
-#sourceLocation(file: "README.md", line: 305)
+    /// README.md:309
+    func readmeLine309() throws {
+#sourceLocation(file: "README.md", line: 310)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -153,18 +153,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:326
-    func readmeLine326() throws {
-#sourceLocation(file: "README.md", line: 327)
+    /// README.md:331
+    func readmeLine331() throws {
+#sourceLocation(file: "README.md", line: 332)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:354
-    func readmeLine354() async throws {
-#sourceLocation(file: "README.md", line: 355)
+    /// README.md:359
+    func readmeLine359() async throws {
+#sourceLocation(file: "README.md", line: 360)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -176,9 +176,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:378
-    func readmeLine378() async throws {
-#sourceLocation(file: "README.md", line: 379)
+    /// README.md:383
+    func readmeLine383() async throws {
+#sourceLocation(file: "README.md", line: 384)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -201,9 +201,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:421
-    func readmeLine421() async throws {
-#sourceLocation(file: "README.md", line: 422)
+    /// README.md:426
+    func readmeLine426() async throws {
+#sourceLocation(file: "README.md", line: 427)
         let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
             .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
         }
@@ -213,9 +213,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:441
-    func readmeLine441() throws {
-#sourceLocation(file: "README.md", line: 442)
+    /// README.md:446
+    func readmeLine446() throws {
+#sourceLocation(file: "README.md", line: 447)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -225,9 +225,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:463
-    func readmeLine463() async throws {
-#sourceLocation(file: "README.md", line: 464)
+    /// README.md:468
+    func readmeLine468() async throws {
+#sourceLocation(file: "README.md", line: 469)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -240,9 +240,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:483
-    func readmeLine483() throws {
-#sourceLocation(file: "README.md", line: 484)
+    /// README.md:488
+    func readmeLine488() throws {
+#sourceLocation(file: "README.md", line: 489)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -259,8 +259,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:532
-#sourceLocation(file: "README.md", line: 533)
+// README.md:537
+#sourceLocation(file: "README.md", line: 538)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -268,9 +268,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:539
-    func readmeLine539() throws {
-#sourceLocation(file: "README.md", line: 540)
+    /// README.md:544
+    func readmeLine544() throws {
+#sourceLocation(file: "README.md", line: 545)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -284,9 +284,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:570
-    func readmeLine570() throws {
-#sourceLocation(file: "README.md", line: 571)
+    /// README.md:575
+    func readmeLine575() throws {
+#sourceLocation(file: "README.md", line: 576)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -299,10 +299,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:614 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:619 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:679
-#sourceLocation(file: "README.md", line: 680)
+// README.md:684
+#sourceLocation(file: "README.md", line: 685)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +311,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:687
-    func readmeLine687() throws {
-#sourceLocation(file: "README.md", line: 688)
+    /// README.md:692
+    func readmeLine692() throws {
+#sourceLocation(file: "README.md", line: 693)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:765
-    func readmeLine765() throws {
-#sourceLocation(file: "README.md", line: 766)
+    /// README.md:770
+    func readmeLine770() throws {
+#sourceLocation(file: "README.md", line: 771)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1219 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1224 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1245 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1250 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1281 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1286 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1318 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1323 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1342 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1347 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1412
-    func readmeLine1412() throws {
-#sourceLocation(file: "README.md", line: 1413)
+    /// README.md:1417
+    func readmeLine1417() throws {
+#sourceLocation(file: "README.md", line: 1418)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

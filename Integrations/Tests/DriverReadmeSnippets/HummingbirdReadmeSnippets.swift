@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1245
-    func readmeLine1245() async throws {
-#sourceLocation(file: "README.md", line: 1246)
+    /// README.md:1250
+    func readmeLine1250() async throws {
+#sourceLocation(file: "README.md", line: 1251)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1281
-    func readmeLine1281() async throws {
-#sourceLocation(file: "README.md", line: 1282)
+    /// README.md:1286
+    func readmeLine1286() async throws {
+#sourceLocation(file: "README.md", line: 1287)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1342
-    func readmeLine1342() async throws {
-#sourceLocation(file: "README.md", line: 1343)
+    /// README.md:1347
+    func readmeLine1347() async throws {
+#sourceLocation(file: "README.md", line: 1348)
 
 
 
