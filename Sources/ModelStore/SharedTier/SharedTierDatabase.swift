@@ -6,7 +6,7 @@ import Logging
 /// tier and hands it to ``SharedTier/attach(_:)``.
 ///
 /// It is also the core's side of the link: the write funnel hands it each commit's changes
-/// (``didCommit(_:)``), the record lookup asks it on a local miss (`Scope+SharedTier.swift`).
+/// (its internal `didCommit(_:)`), the record lookup asks it on a local miss (`Scope+SharedTier.swift`).
 public final class SharedTierDatabase: Sendable {
     /// The database's name: what identifies it across the fleet (not its path).
     public let name: String
