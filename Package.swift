@@ -208,7 +208,10 @@ let package = Package(
         // core's `make test` skips it, so it needs neither Redis nor hiredis at run time.
         .testTarget(
             name: "ModelStoreRedisTests",
-            dependencies: ["ModelStore", "ModelStoreRedis", "ModelStoreRedisNode", "ModelStoreTestSupport"],
+            dependencies: [
+                "ModelStore", "ModelStoreRedis", "ModelStoreRedisNode", "ModelStoreTestSupport",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
+            ],
             swiftSettings: strictSettings
         ),
         // Runs the built `modelstore` and `modelstore-import` executables on real stores.

@@ -15,9 +15,13 @@ final class FleetNode: @unchecked Sendable {
     let tier: RedisTier
     let store: ModelStore
 
-    init(_ server: RedisServer, name: String = "users", prefix: String = "test:", objectCacheLimit: Int = 0) throws {
+    init(
+        _ server: RedisServer, name: String = "users", prefix: String = "test:", objectCacheLimit: Int = 0,
+        configure: (inout ModelStore.Configuration) -> Void = { _ in }
+    ) throws {
         tier = try RedisTier(host: "127.0.0.1", port: server.port, keyPrefix: prefix, commandTimeout: .milliseconds(500))
         var configuration = ModelStore.Configuration()
+        configure(&configuration)
         configuration.directory = directory.url
         configuration.sharedTier = tier
         configuration.objectCacheLimit = objectCacheLimit
@@ -31,6 +35,16 @@ final class FleetNode: @unchecked Sendable {
 
     func value(_ key: String) throws -> String? {
         try store.object(Profile.self, forKey: key)?.value
+    }
+
+    /// Reads `key` (through the tier) until the node's own LevelDB holds it (a snapshot reads
+    /// the local store only): a read skips storing what Redis gave it when an invalidation
+    /// arrived meanwhile, such as the stream entry of the very write that put the record there.
+    func holdsLocally(_ key: String) throws -> Bool {
+        try timeUntil {
+            _ = try value(key)
+            return try store.snapshot().object(Profile.self, forKey: key) != nil
+        } != nil
     }
 }
 

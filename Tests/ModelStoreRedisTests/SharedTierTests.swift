@@ -22,6 +22,7 @@ struct SharedTierTests {
         #expect(value.value == "ada")
         #expect(fetched.value == 0)
         // Stored in b's own LevelDB: still there with Redis gone.
+        #expect(try b.holdsLocally("user:1"))
         server.kill()
         #expect(try b.value("user:1") == "ada")
     }
