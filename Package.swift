@@ -200,7 +200,7 @@ let package = Package(
         // A node of a fleet for the shared tier's tests: a store over a RedisTier, driven on stdin.
         .executableTarget(
             name: "ModelStoreRedisNode",
-            dependencies: ["ModelStore", "ModelStoreRedis"],
+            dependencies: ["ModelStore", "ModelStoreRedis", "ModelStoreTestSupport"],
             path: "Tests/ModelStoreRedisNode",
             swiftSettings: strictSettings
         ),

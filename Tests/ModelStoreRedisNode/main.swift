@@ -9,6 +9,7 @@
 import Foundation
 import ModelStore
 import ModelStoreRedis
+import ModelStoreTestSupport
 
 struct Profile: Codable, Sendable, Equatable {
     var value: String
@@ -34,22 +35,7 @@ var configuration = ModelStore.Configuration()
 configuration.directory = URL(fileURLWithPath: arguments[2])
 configuration.sharedTier = tier
 let store = try ModelStore(name: "fleet", policy: .never, configuration: configuration)
-let fetches = Fetches()
-
-final class Fetches: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
-    var total: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
-}
+let fetches = Counter()
 
 say("ready")
 while let line = readLine() {
@@ -68,7 +54,7 @@ while let line = readLine() {
         let key = words[1]
         let delay = Int(words[2]) ?? 0
         let callers = Int(words[3]) ?? 1
-        let before = fetches.total
+        let before = fetches.value
         let values = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<callers {
                 group.addTask {
@@ -86,7 +72,7 @@ while let line = readLine() {
             for try await value in group { values.append(value) }
             return values
         }
-        say("fetches \(fetches.total - before) values \(Set(values).sorted().joined(separator: ","))")
+        say("fetches \(fetches.value - before) values \(Set(values).sorted().joined(separator: ","))")
     case "hold":
         let key = words[1]
         // Detached: top-level code runs on the main actor, whose thread is blocked reading stdin.

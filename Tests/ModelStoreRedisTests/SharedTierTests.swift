@@ -243,21 +243,6 @@ struct SharedTierTests {
     }
 }
 
-/// A thread-safe count.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
-}
 
 /// Percentiles of latencies, for the test's output.
 struct Distribution: CustomStringConvertible {

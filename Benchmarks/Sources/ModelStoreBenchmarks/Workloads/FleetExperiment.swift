@@ -58,7 +58,7 @@ private func localHitCost(rounds: Int, directory: String, port: Int) throws -> [
         for round in 0..<rounds {
             // Which store goes first alternates, so drift and warm-up affect both alike.
             for withTier in round % 2 == 0 ? [false, true] : [true, false] {
-                let ns = try nanosecondsPerHit(keys) { try stores[withTier ? 1 : 0].object(Profile.self, forKey: $0) }
+                let ns = try nanosecondsPerRead(keys, forAtLeast: .milliseconds(50)) { try stores[withTier ? 1 : 0].object(Profile.self, forKey: $0) }
                 if withTier { with.append(ns) } else { without.append(ns) }
             }
         }
@@ -69,20 +69,6 @@ private func localHitCost(rounds: Int, directory: String, port: Int) throws -> [
         for store in stores { try store.close() }
     }
     return lines
-}
-
-private func nanosecondsPerHit(_ keys: [String], _ read: (String) throws -> Profile?) throws -> Double {
-    let clock = ContinuousClock()
-    var calls = 0
-    let start = clock.now
-    var elapsed = Duration.zero
-    repeat {
-        for key in keys { blackHole(try read(key)) }
-        calls += keys.count
-        elapsed = clock.now - start
-    } while elapsed < .milliseconds(50)
-    let (seconds, attoseconds) = elapsed.components
-    return (Double(seconds) * 1e9 + Double(attoseconds) / 1e9) / Double(calls)
 }
 
 private func fleetThroughput(directory: String, port: Int) async throws -> [String] {
