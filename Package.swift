@@ -53,7 +53,8 @@ let package = Package(
         // Read-through counters (hits, misses, fetches, ...); a no-op until the app bootstraps a backend.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Only ModelStoreRedis: spans around its Redis round trips; a no-op until the app bootstraps a tracer.
+        // Spans around read-through fetches and ModelStoreRedis's Redis round trips; no-ops until the
+        // app bootstraps a tracer. Light: Tracing, Instrumentation and swift-service-context.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
@@ -107,6 +108,7 @@ let package = Package(
                 "ModelStoreCodecs",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
@@ -193,7 +195,12 @@ let package = Package(
         // records, and which tests are long (`make test-quick` leaves them out). Not a product.
         .target(
             name: "ModelStoreTestSupport",
-            dependencies: ["ModelStore"],
+            dependencies: [
+                "ModelStore",
+                // Its `TestTracer`: the tracing package's own in-memory tracer, to read spans.
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             path: "Tests/ModelStoreTestSupport",
             swiftSettings: strictSettings
         ),
@@ -244,6 +251,8 @@ let package = Package(
                 "ModelStore", "ModelStoreTestHelper", "ModelStoreTestSupport", "CLevelDB", "CZstd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings

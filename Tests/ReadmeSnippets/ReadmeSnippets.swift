@@ -213,9 +213,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:446
-    func readmeLine446() throws {
-#sourceLocation(file: "README.md", line: 447)
+    /// README.md:453
+    func readmeLine453() throws {
+#sourceLocation(file: "README.md", line: 454)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -225,9 +225,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:468
-    func readmeLine468() async throws {
-#sourceLocation(file: "README.md", line: 469)
+    /// README.md:475
+    func readmeLine475() async throws {
+#sourceLocation(file: "README.md", line: 476)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -240,9 +240,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:488
-    func readmeLine488() throws {
-#sourceLocation(file: "README.md", line: 489)
+    /// README.md:495
+    func readmeLine495() throws {
+#sourceLocation(file: "README.md", line: 496)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -259,8 +259,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:537
-#sourceLocation(file: "README.md", line: 538)
+// README.md:544
+#sourceLocation(file: "README.md", line: 545)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -268,9 +268,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:544
-    func readmeLine544() throws {
-#sourceLocation(file: "README.md", line: 545)
+    /// README.md:551
+    func readmeLine551() throws {
+#sourceLocation(file: "README.md", line: 552)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -284,9 +284,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:575
-    func readmeLine575() throws {
-#sourceLocation(file: "README.md", line: 576)
+    /// README.md:582
+    func readmeLine582() throws {
+#sourceLocation(file: "README.md", line: 583)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -299,10 +299,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:619 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:626 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:684
-#sourceLocation(file: "README.md", line: 685)
+// README.md:691
+#sourceLocation(file: "README.md", line: 692)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +311,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:692
-    func readmeLine692() throws {
-#sourceLocation(file: "README.md", line: 693)
+    /// README.md:699
+    func readmeLine699() throws {
+#sourceLocation(file: "README.md", line: 700)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:770
-    func readmeLine770() throws {
-#sourceLocation(file: "README.md", line: 771)
+    /// README.md:777
+    func readmeLine777() throws {
+#sourceLocation(file: "README.md", line: 778)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1224 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1231 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1250 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1257 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1286 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1293 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1323 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1330 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1347 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1354 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1417
-    func readmeLine1417() throws {
-#sourceLocation(file: "README.md", line: 1418)
+    /// README.md:1424
+    func readmeLine1424() throws {
+#sourceLocation(file: "README.md", line: 1425)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1250
-    func readmeLine1250() async throws {
-#sourceLocation(file: "README.md", line: 1251)
+    /// README.md:1257
+    func readmeLine1257() async throws {
+#sourceLocation(file: "README.md", line: 1258)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1286
-    func readmeLine1286() async throws {
-#sourceLocation(file: "README.md", line: 1287)
+    /// README.md:1293
+    func readmeLine1293() async throws {
+#sourceLocation(file: "README.md", line: 1294)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1347
-    func readmeLine1347() async throws {
-#sourceLocation(file: "README.md", line: 1348)
+    /// README.md:1354
+    func readmeLine1354() async throws {
+#sourceLocation(file: "README.md", line: 1355)
 
 
 

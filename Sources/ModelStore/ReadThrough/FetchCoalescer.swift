@@ -1,4 +1,5 @@
 import CoreMetrics
+import Tracing
 
 /// Read-through fetches in flight, one per key, shared by every caller that misses that key.
 ///
@@ -104,7 +105,8 @@ final class FetchCoalescer: Sendable {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
                 join(
                     key: key, type: type, typeName: typeName, waiterID: waiterID, ticket: ticket, waiter: waiter,
-                    timeout: timeout, pending: pending, store: store, metrics: metrics)
+                    timeout: timeout, pending: pending, store: store, metrics: metrics,
+                    labels: FetchSpanLabels(key: key.string, collection: space.collection, typeName: typeName, background: false))
             }
         } onCancel: {
             leave(key: key, waiterID: waiterID)
@@ -114,7 +116,7 @@ final class FetchCoalescer: Sendable {
     private func join<Fetched: Sendable, Value: Sendable>(
         key: ByteKey, type: Value.Type, typeName: String, waiterID: UInt64, ticket: UInt64, waiter: Waiter,
         timeout: Timeout?, pending: PendingFetch<Fetched>, store: @escaping @Sendable (Fetched) async throws -> Value,
-        metrics: ReadThroughMetrics?
+        metrics: ReadThroughMetrics?, labels: FetchSpanLabels
     ) {
         let decision = state.withLock { state -> Decision in
             // Checked under the lock that `leave` takes: a cancellation either happened before
@@ -149,7 +151,7 @@ final class FetchCoalescer: Sendable {
             }
             metrics?.fetches.increment()
             let task = Task { [self] in
-                await run(key: key, id: id, fetch: fetch, store: store, metrics: metrics, onFailure: nil)
+                await run(key: key, id: id, labels: labels, fetch: fetch, store: store, metrics: metrics, onFailure: nil)
             }
             let orphaned = state.withLock { state -> Bool in
                 guard state.flights[key]?.id == id else { return true }  // every waiter already left
@@ -195,8 +197,9 @@ final class FetchCoalescer: Sendable {
             preconditionFailure("a read-through fetch closure was started twice")
         }
         metrics?.fetches.increment()
+        let labels = FetchSpanLabels(key: key.string, collection: space.collection, typeName: typeName, background: true)
         let task = Task { [self] in
-            await run(key: key, id: id, fetch: fetch, store: store, metrics: metrics, onFailure: onFailure)
+            await run(key: key, id: id, labels: labels, fetch: fetch, store: store, metrics: metrics, onFailure: onFailure)
         }
         state.withLock { state in
             if state.flights[key]?.id == id { state.flights[key]?.task = task }
@@ -204,15 +207,20 @@ final class FetchCoalescer: Sendable {
         return true
     }
 
-    /// The fetch's task: fetches, stores, then hands the result to every waiter.
+    /// The fetch's task: fetches (inside a `ModelStore.fetch` span, see ``FetchSpanLabels``),
+    /// stores, then hands the result to every waiter.
     private func run<Fetched: Sendable, Value: Sendable>(
-        key: ByteKey, id: UInt64, fetch: () async throws -> Fetched, store: (Fetched) async throws -> Value,
+        key: ByteKey, id: UInt64, labels: FetchSpanLabels, fetch: () async throws -> Fetched,
+        store: (Fetched) async throws -> Value,
         metrics: ReadThroughMetrics?, onFailure: (@Sendable (any Error) -> Void)?
     ) async {
         var stored = false
         let result: Result<Outcome, any Error>
         do {
-            let fetched = try await fetch()
+            let fetched = try await withSpan(FetchSpanLabels.operationName, ofKind: .client) { span in
+                labels.describe(span)
+                return try await fetch()
+            }
             // Cancelled means nobody waits any more, and a newer fetch may already be running:
             // storing this model could overwrite a fresher one.
             try Task.checkCancellation()
