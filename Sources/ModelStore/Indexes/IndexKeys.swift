@@ -105,11 +105,16 @@ enum IndexKeys {
     static func valuesKey(in space: KeySpace, userKey: UnsafeRawBufferPointer) -> [UInt8] {
         var key: [UInt8] = []
         key.reserveCapacity(3 + space.prefix.count + userKey.count)
+        appendValuesKey(in: space, userKey: userKey, to: &key)
+        return key
+    }
+
+    /// Appends the values entry key of the record `userKey` of `space` to `key`.
+    static func appendValuesKey(in space: KeySpace, userKey: UnsafeRawBufferPointer, to key: inout [UInt8]) {
         key.append(KeySpace.systemMarker)
         key.append(valuesKind)
         if space.isDefault { key.append(0x00) } else { key.append(contentsOf: space.prefix) }
         key.append(contentsOf: userKey)
-        return key
     }
 
     /// Every values entry of the database.

@@ -1,4 +1,6 @@
 internal import CLevelDB
+import Foundation
+import ModelStoreCodecs
 
 // MARK: - Index maintenance, the write funnel's index step
 //
@@ -16,6 +18,35 @@ internal import CLevelDB
 // a rewrite of the same payload, or one that raced with `defineIndex`) the record the write
 // carries is decoded as the index's type here instead. An indexer that throws fails the write.
 
+/// Buffers one thread reuses for the index work of its writes: a key, a values entry, and
+/// the batch a single put or delete becomes.
+final class IndexScratch {
+    private static let spare = ThreadSpare<IndexScratch>()
+    /// Touched only by the thread that took the scratch.
+    @exclusivity(unchecked) var key: [UInt8] = []
+    @exclusivity(unchecked) var value: [UInt8] = []
+    @exclusivity(unchecked) var valuesKey: [UInt8] = []
+    let batch = LevelDBWriteBatch()
+
+    private init() {
+        key.reserveCapacity(256)
+        value.reserveCapacity(256)
+        valuesKey.reserveCapacity(256)
+    }
+
+    static func take() -> IndexScratch { spare.take() ?? IndexScratch() }
+
+    /// Offers `scratch` back to the calling thread, unless one write made it huge.
+    static func putBack(_ scratch: IndexScratch) {
+        guard scratch.key.capacity <= RecordBuffer.maximumKeptCapacity,
+            scratch.value.capacity <= RecordBuffer.maximumKeptCapacity,
+            scratch.valuesKey.capacity <= RecordBuffer.maximumKeptCapacity,
+            scratch.batch.byteCount <= RecordBuffer.maximumKeptCapacity
+        else { return }
+        spare.putBack(scratch)
+    }
+}
+
 /// The index work of one write: its batch, and what the write has done to each values entry.
 struct IndexWork {
     let engine: LevelDB
@@ -29,11 +60,8 @@ struct IndexWork {
     private var putRecords: [[UInt8]: [UInt8]]?
     /// Whether one key may change twice in the write (a batch): only then is ``pending`` kept.
     private let tracksPending: Bool
-    /// Reused by every change of the write: an entry's key, the new values entry, a part's encodings.
-    private var keyBuffer: [UInt8] = []
-    private var valueBuffer: [UInt8] = []
-    private var encodings: [UInt8] = []
-    private var ranges: [Range<Int>] = []
+    /// The thread's buffers, for every change of the write; given back by ``finish()``.
+    private let scratch = IndexScratch.take()
 
     init(engine: LevelDB, write: EngineWrite, tracksPending: Bool = false) {
         self.engine = engine
@@ -43,12 +71,20 @@ struct IndexWork {
         case .batch(let batch):
             self.batch = batch
         case let .put(key, value):
-            batch = LevelDBWriteBatch()
+            batch = scratch.batch
+            batch.clear()
             batch.put(key: key, value: value)
         case let .delete(key):
-            batch = LevelDBWriteBatch()
+            batch = scratch.batch
+            batch.clear()
             batch.delete(key: key)
         }
+    }
+
+    /// Gives the scratch buffers back to the thread: call once the batch is applied (it may be
+    /// the scratch's own), or, for a write that arrived as a batch, once it is built.
+    func finish() {
+        IndexScratch.putBack(scratch)
     }
 
     /// Brings the entries of the record `userKey` (UTF-8) of `space`, in each index of
@@ -58,88 +94,108 @@ struct IndexWork {
         space: KeySpace, userKey: UnsafeRawBufferPointer, _ changes: [(id: UInt32, values: [IndexValue])],
         stored: Set<UInt32>
     ) throws {
-        let valuesKey = IndexKeys.valuesKey(in: space, userKey: userKey)
-        if tracksPending, let old = pending[valuesKey] {
-            try old.withUnsafeBytes { try update(valuesKey, old: $0.isEmpty ? nil : $0, userKey, changes, stored: stored) }
+        let scratch = scratch
+        scratch.valuesKey.removeAll(keepingCapacity: true)
+        IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
+        if tracksPending, let old = pending[scratch.valuesKey] {
+            try old.withUnsafeBytes { try update(old: $0.isEmpty ? nil : $0, userKey, changes, stored: stored) }
         } else {
-            try valuesKey.withUnsafeBytes { key in
+            try scratch.valuesKey.withUnsafeBytes { key in
                 try engine.withValue(forKey: key) { old in
-                    try update(valuesKey, old: old, userKey, changes, stored: stored)
+                    try update(old: old, userKey, changes, stored: stored)
                 }
             }
         }
     }
 
+    /// ``update(space:userKey:_:stored:)`` of the values entry in `scratch.valuesKey`, whose value is `old`.
     private mutating func update(
-        _ valuesKey: [UInt8], old: UnsafeRawBufferPointer?, _ userKey: UnsafeRawBufferPointer,
+        old: UnsafeRawBufferPointer?, _ userKey: UnsafeRawBufferPointer,
         _ changes: [(id: UInt32, values: [IndexValue])], stored: Set<UInt32>
     ) throws {
         let oldParts = old.map(ValuesEntry.init) ?? ValuesEntry()
-        valueBuffer.removeAll(keepingCapacity: true)
-        valueBuffer.append(IndexKeys.valuesFormat)
+        let scratch = scratch
+        // The new values entry is built in place: each part's encodings are written after its
+        // id, deduplicated there, compared with the old part, then given their length.
+        scratch.value.removeAll(keepingCapacity: true)
+        scratch.value.append(IndexKeys.valuesFormat)
         for (id, values) in changes {
-            // The new encodings, each once, one after the other.
-            encodings.removeAll(keepingCapacity: true)
-            ranges.removeAll(keepingCapacity: true)
+            let partStart = scratch.value.count
+            Self.appendID(id, to: &scratch.value)
+            let start = scratch.value.count
             for value in values {
-                let start = encodings.count
-                value.append(to: &encodings)
-                if Self.contains(encodings, ranges, encodings[start...]) {
-                    encodings.removeSubrange(start...)
-                } else {
-                    ranges.append(start..<encodings.count)
+                let next = scratch.value.count
+                value.append(to: &scratch.value)
+                if Self.holds(scratch.value, start..<next, scratch.value.count - next, at: next) {
+                    scratch.value.removeSubrange(next...)
                 }
             }
+            let end = scratch.value.count
             let oldPart = oldParts.part(id, in: old)
-            if !encodings.isEmpty { Self.appendPart(id, encodings, to: &valueBuffer) }
-            if let oldPart, oldPart.elementsEqual(encodings) { continue }
-            if let oldPart {
-                var offset = 0
-                while offset < oldPart.count, let length = IndexValue.encodedLength(in: oldPart, at: offset) {
-                    let encoding = oldPart[offset..<(offset + length)]
-                    if !Self.contains(encodings, ranges, encoding) { putEntry(id, encoding, userKey, delete: true) }
+            let unchanged = oldPart.map { oldPart in
+                scratch.value.withUnsafeBytes { Self.equal(oldPart, UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+            } ?? (start == end)
+            if !unchanged {
+                if let oldPart {
+                    var offset = 0
+                    while offset < oldPart.count, let length = IndexValue.encodedLength(in: oldPart, at: offset) {
+                        let encoding = UnsafeRawBufferPointer(rebasing: oldPart[offset..<(offset + length)])
+                        let kept = scratch.value.withUnsafeBytes { Self.holds($0, start..<end, encoding) }
+                        if !kept { putEntry(id, encoding, userKey, delete: true) }
+                        offset += length
+                    }
+                }
+                var offset = start
+                while offset < end {
+                    let length = scratch.value.withUnsafeBytes { IndexValue.encodedLength(in: $0, at: offset) } ?? (end - offset)
+                    let range = offset..<(offset + length)
                     offset += length
+                    if let oldPart, scratch.value.withUnsafeBytes({ Self.holds(oldPart, UnsafeRawBufferPointer(rebasing: $0[range])) }) {
+                        continue
+                    }
+                    scratch.value.withUnsafeBytes { putEntry(id, UnsafeRawBufferPointer(rebasing: $0[range]), userKey, delete: false) }
                 }
             }
-            for range in ranges {
-                let encoding = encodings[range]
-                if let oldPart, Self.contains(oldPart, encoding) { continue }
-                encoding.withUnsafeBytes { putEntry(id, $0[...], userKey, delete: false) }
+            if start == end {
+                scratch.value.removeSubrange(partStart...)
+            } else {
+                var length: [UInt8] = []
+                LEB128.append(end - start, to: &length)
+                scratch.value.insert(contentsOf: length, at: start)
             }
         }
         // The parts of indexes this write did not change.
         if let old {
             for (id, range) in oldParts.parts where !changes.contains(where: { $0.id == id }) && stored.contains(id) {
-                Self.appendPart(id, UnsafeRawBufferPointer(rebasing: old[range]), to: &valueBuffer)
+                let part = UnsafeRawBufferPointer(rebasing: old[range])
+                Self.appendID(id, to: &scratch.value)
+                LEB128.append(part.count, to: &scratch.value)
+                scratch.value.append(contentsOf: part)
             }
         }
-        let isEmpty = valueBuffer.count == 1
-        if let old, old.elementsEqual(valueBuffer) { return }
+        let isEmpty = scratch.value.count == 1
+        if let old, scratch.value.withUnsafeBytes({ Self.equal(old, $0) }) { return }
         if old == nil, isEmpty { return }
-        valuesKey.withUnsafeBytes { key in
+        scratch.valuesKey.withUnsafeBytes { key in
             if isEmpty {
                 batch.delete(key: key)
             } else {
-                valueBuffer.withUnsafeBytes { batch.put(key: key, value: $0) }
+                scratch.value.withUnsafeBytes { batch.put(key: key, value: $0) }
             }
         }
-        if tracksPending { pending[valuesKey] = isEmpty ? [] : valueBuffer }
+        if tracksPending { pending[scratch.valuesKey] = isEmpty ? [] : scratch.value }
     }
 
     /// Puts (or deletes) index `id`'s entry of `userKey` for the value encoded as `encoding`.
-    private mutating func putEntry(
-        _ id: UInt32, _ encoding: Slice<UnsafeRawBufferPointer>, _ userKey: UnsafeRawBufferPointer, delete: Bool
-    ) {
-        keyBuffer.removeAll(keepingCapacity: true)
-        keyBuffer.append(KeySpace.systemMarker)
-        keyBuffer.append(IndexKeys.entryKind)
-        keyBuffer.append(UInt8(truncatingIfNeeded: id >> 24))
-        keyBuffer.append(UInt8(truncatingIfNeeded: id >> 16))
-        keyBuffer.append(UInt8(truncatingIfNeeded: id >> 8))
-        keyBuffer.append(UInt8(truncatingIfNeeded: id))
-        keyBuffer.append(contentsOf: encoding)
-        keyBuffer.append(contentsOf: userKey)
-        keyBuffer.withUnsafeBytes { key in
+    private func putEntry(_ id: UInt32, _ encoding: UnsafeRawBufferPointer, _ userKey: UnsafeRawBufferPointer, delete: Bool) {
+        let scratch = scratch
+        scratch.key.removeAll(keepingCapacity: true)
+        scratch.key.append(KeySpace.systemMarker)
+        scratch.key.append(IndexKeys.entryKind)
+        Self.appendID(id, to: &scratch.key)
+        scratch.key.append(contentsOf: encoding)
+        scratch.key.append(contentsOf: userKey)
+        scratch.key.withUnsafeBytes { key in
             if delete {
                 batch.delete(key: key)
             } else {
@@ -148,31 +204,40 @@ struct IndexWork {
         }
     }
 
-    private static func appendPart(_ id: UInt32, _ encodings: some Collection<UInt8>, to buffer: inout [UInt8]) {
+    @inline(__always)
+    private static func appendID(_ id: UInt32, to buffer: inout [UInt8]) {
         buffer.append(UInt8(truncatingIfNeeded: id >> 24))
         buffer.append(UInt8(truncatingIfNeeded: id >> 16))
         buffer.append(UInt8(truncatingIfNeeded: id >> 8))
         buffer.append(UInt8(truncatingIfNeeded: id))
-        LEB128.append(encodings.count, to: &buffer)
-        buffer.append(contentsOf: encodings)
     }
 
-    /// Whether the encodings at `ranges` of `encodings` include `encoding`.
-    private static func contains(_ encodings: [UInt8], _ ranges: [Range<Int>], _ encoding: some Collection<UInt8>) -> Bool {
-        for range in ranges where range.count == encoding.count && encodings[range].elementsEqual(encoding) {
-            return true
-        }
-        return false
+    @inline(__always)
+    private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }
 
-    /// Whether the encodings one after the other in `part` include `encoding`.
-    private static func contains(_ part: UnsafeRawBufferPointer, _ encoding: ArraySlice<UInt8>) -> Bool {
+    /// Whether the encodings one after the other in `encodings` include `encoding`.
+    private static func holds(_ encodings: UnsafeRawBufferPointer, _ encoding: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
-        while offset < part.count, let length = IndexValue.encodedLength(in: part, at: offset) {
-            if length == encoding.count, part[offset..<(offset + length)].elementsEqual(encoding) { return true }
+        while offset < encodings.count, let length = IndexValue.encodedLength(in: encodings, at: offset) {
+            if length == encoding.count, equal(UnsafeRawBufferPointer(rebasing: encodings[offset..<(offset + length)]), encoding) {
+                return true
+            }
             offset += length
         }
         return false
+    }
+
+    /// Whether the encodings in `range` of `buffer` include `encoding`.
+    private static func holds(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>, _ encoding: UnsafeRawBufferPointer) -> Bool {
+        holds(UnsafeRawBufferPointer(rebasing: buffer[range]), encoding)
+    }
+
+    /// Whether the encodings in `range` of `buffer` include the `count` bytes at `offset`.
+    private static func holds(_ buffer: [UInt8], _ range: Range<Int>, _ count: Int, at offset: Int) -> Bool {
+        guard !range.isEmpty else { return false }
+        return buffer.withUnsafeBytes { holds($0, range, UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
     }
 
     /// The record the write puts under `physicalKey` (its last put, in a batch); nil for none.
@@ -216,13 +281,20 @@ struct ValuesEntry {
 }
 
 extension IndexRegistry {
-    /// The funnel's index step: `write` with the index work of `changes` joined to it (the
-    /// same write when no change is in a space with indexes).
+    /// The funnel's index step: applies `write` with the index work of `changes` joined to it
+    /// (the write alone when no change is in a space with indexes).
     ///
-    /// - Throws: ``ModelStoreError/indexerFailed(index:key:message:)`` (nothing is written), or
-    ///   LevelDB's error reading a values entry.
-    func maintaining(_ write: EngineWrite, _ changes: ChangeList, engine: LevelDB) throws -> EngineWrite {
-        guard !isEmpty else { return write }
+    /// - Throws: ``ModelStoreError/indexerFailed(index:key:message:)`` (nothing is written),
+    ///   LevelDB's error reading a values entry, or applying the write.
+    func apply(_ write: EngineWrite, _ changes: ChangeList, to engine: LevelDB, sync: Bool) throws {
+        guard let work = try work(of: write, changes, engine: engine) else { return try write.apply(to: engine, sync: sync) }
+        defer { work.finish() }
+        try engine.write(work.batch, sync: sync)
+    }
+
+    /// The index work of `changes` joined to `write`; nil when no change is in a space with indexes.
+    private func work(of write: EngineWrite, _ changes: ChangeList, engine: LevelDB) throws -> IndexWork? {
+        guard !isEmpty else { return nil }
         var work: IndexWork?
         try changes.forEach { change in
             let (indexes, stored) = maintained(in: change.space)
@@ -254,7 +326,7 @@ extension IndexRegistry {
                 try work!.update(space: change.space, userKey: userKey, values, stored: stored)
             }
         }
-        return work.map { .batch($0.batch) } ?? write
+        return work
     }
 }
 

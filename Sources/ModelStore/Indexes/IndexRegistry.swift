@@ -188,6 +188,7 @@ final class IndexRegistry: @unchecked Sendable {
         let indexes = indexes(for: space)
         guard !indexes.isEmpty else { return nil }
         var computed = ComputedIndexValues()
+        computed.byID.reserveCapacity(indexes.count)
         for index in indexes {
             if let values = try index.values(of: model, key: key) { computed.byID.append((index.id, values)) }
         }

@@ -125,6 +125,7 @@ extension Scope {
                 key.withUnsafeBytes { keyBytes in
                     definition.value(key: key).withUnsafeBytes { work.batch.put(key: keyBytes, value: $0) }
                 }
+                work.finish()
                 try hold.write(.batch(work.batch), ChangeList(), sync: sync)
                 indexed += chunkIndexed
                 skipped += chunkSkipped
