@@ -62,6 +62,10 @@ enum BenchmarkMain {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 print(try runIndexExperiment(records: records, rounds: rounds, directory: directory))
+            case .indexPuts(let records, let rounds, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try runIndexPutExperiment(records: records, rounds: rounds, directory: directory))
             case .concurrency(let options):
                 try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: options.directory) }

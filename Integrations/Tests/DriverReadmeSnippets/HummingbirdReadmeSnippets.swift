@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1257
-    func readmeLine1257() async throws {
-#sourceLocation(file: "README.md", line: 1258)
+    /// README.md:1269
+    func readmeLine1269() async throws {
+#sourceLocation(file: "README.md", line: 1270)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1293
-    func readmeLine1293() async throws {
-#sourceLocation(file: "README.md", line: 1294)
+    /// README.md:1305
+    func readmeLine1305() async throws {
+#sourceLocation(file: "README.md", line: 1306)
 
 
 

@@ -143,8 +143,7 @@ struct ExclusiveWrite {
     mutating func write(_ write: EngineWrite, _ changes: ChangeList, sync: Bool) throws {
         attempted.append(contentsOf: changes)
         // The index step: the entries of records in indexed key spaces join the write.
-        let write = try indexes.maintaining(write, changes, engine: engine)
-        try write.apply(to: engine, sync: sync)
+        try indexes.apply(write, changes, to: engine, sync: sync)
         written.append(contentsOf: changes)
     }
 }
@@ -175,9 +174,12 @@ extension OpenDatabase {
                 try hold.write(write, resolved, sync: sync)
             }
         }
-        // Index entries are read and written under the exclusive gate (IndexMaintenance.swift).
-        if (reader != nil && self.changes.isObserved && changes.hasDependentReports) || indexes.maintains(changes) {
+        if reader != nil && self.changes.isObserved && changes.hasDependentReports {
             return try commitExclusively()
+        }
+        // Index entries are read and written under the exclusive gate (IndexMaintenance.swift).
+        if indexes.maintains(changes) {
+            return try commitIndexed(write, changes, sync: sync)
         }
         defer { forget(changes) }
         let applied = try self.write { engine -> Bool in
@@ -187,6 +189,19 @@ extension OpenDatabase {
             return true
         }
         guard applied else { return try commitExclusively() }
+        report(changes)
+        sharedTier?.didCommit(changes)
+    }
+
+    /// ``commit(_:_:sync:judgedBy:)`` for a write whose changes have index work, when no report
+    /// depends on the stored record: `commitExclusively` without its hold's change lists, which
+    /// an indexed put would pay for on every call.
+    private func commitIndexed(_ write: EngineWrite, _ changes: ChangeList, sync: Bool) throws(ModelStoreError) {
+        try exclusiveWrite { engine in
+            // Forgotten before the gate is let go, as `commitExclusively` does.
+            defer { forget(changes) }
+            try indexes.apply(write, changes, to: engine, sync: sync)
+        }
         report(changes)
         sharedTier?.didCommit(changes)
     }

@@ -2,7 +2,8 @@
 //
 // What the database knows of one index, under 0xFF 0x10 (IndexKeys.swift):
 //
-//   format (1)           1 byte
+//   format               1 byte: 2; 1 for definitions written before values entries, whose
+//                        index kept one reverse entry per record (`defineIndex` rebuilds those)
 //   state                1 byte: 0 building, 1 built, 2 dropped (its entries being cleared)
 //   id                   4 bytes big-endian: the index's entries and reverse entries
 //   version              8 bytes big-endian two's complement: the caller's version
@@ -26,8 +27,14 @@ struct IndexDefinition: Equatable {
         case dropped = 2
     }
 
-    static let format: UInt8 = 1
+    /// The format new definitions are written in: their index's old values are in the records'
+    /// values entries (`0xFF 0x13`).
+    static let format: UInt8 = 2
+    /// Definitions of this format kept one reverse entry per index and record (`0xFF 0x12`).
+    static let reverseEntriesFormat: UInt8 = 1
 
+    /// The format the definition was written in, and is written back in.
+    var format: UInt8 = Self.format
     var state: State
     var id: UInt32
     var version: Int
@@ -41,7 +48,7 @@ struct IndexDefinition: Equatable {
 
     /// The stored bytes of the definition under `key`.
     func value(key: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = [Self.format, state.rawValue]
+        var bytes: [UInt8] = [format, state.rawValue]
         bytes += IndexKeys.idBytes(id)
         let version = UInt64(bitPattern: Int64(version))
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: version >> UInt64(shift))) }
@@ -60,7 +67,8 @@ struct IndexDefinition: Equatable {
 
     /// What a stored value holds; nil for one that fails its checksum or is in an unknown format.
     init?(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard value.count >= 4 + 14, value[0] == Self.format else { return nil }
+        guard value.count >= 4 + 14, value[0] == Self.format || value[0] == Self.reverseEntriesFormat else { return nil }
+        format = value[0]
         let body = UnsafeRawBufferPointer(rebasing: value[..<(value.count - 4)])
         let stored = UInt32(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 4, as: UInt32.self))
         guard stored == CRC32C.checksum(body, continuing: CRC32C.checksum(key)), let state = State(rawValue: value[1])

@@ -1,11 +1,15 @@
 // MARK: - Where indexes live
 //
-// Three kinds of system record (0xFF, see KeySpace), none ever returned by keys, counts, scans
+// Four kinds of system record (0xFF, see KeySpace), none ever returned by keys, counts, scans
 // or sweeps of user records, which all stop below 0xFF:
 //
 //   0xFF 0x10  space  name                       the index's definition (IndexDefinition)
 //   0xFF 0x11  id     value encoding  user key   one entry per value per record; empty value
-//   0xFF 0x12  id     user key                   the record's current encodings (reverse entry)
+//   0xFF 0x13  space  user key                   the record's current encodings in every index
+//                                                of its key space (its values entry)
+//   0xFF 0x12  id     user key                   one index's encodings of one record (reverse
+//                                                entry): definitions of format 1 only, which
+//                                                `defineIndex` rebuilds; cleared with their ids
 //
 // - `space` is 0x00 for the default collection, or the collection's own key prefix (0xFE, its
 //   name's length, its name's UTF-8): one byte that never starts the other, so space and name
@@ -16,17 +20,25 @@
 // - The value encoding is self-delimiting (IndexValue+Encoding.swift), so an entry's key
 //   splits into id, value and user key one way only, and LevelDB's order is the index order
 //   then the key order.
-// - A reverse entry's value is a format byte (1) then the record's encodings, one after the
-//   other: what an overwrite or a removal deletes, without decoding the old model. A record
-//   with no value for the index has no reverse entry.
+// - A values entry's value is a format byte (1), then one part per index that has a value for
+//   the record: the index's id (4 bytes big-endian), the LEB128 byte length of its encodings,
+//   then the encodings one after the other. It is what an overwrite or a removal deletes,
+//   without decoding the old model: one read per write for all of a key space's indexes. A
+//   record with no value in any index has no values entry. Parts of ids the writing process
+//   did not define are kept as they are (those indexes go stale, as their entries do); parts of
+//   ids whose entries were cleared (an old version, a dropped index) only name entries that are
+//   gone, whose deletes do nothing, and go when a write rewrites the record's values entry.
+// - A reverse entry (format-1 definitions, written before values entries existed) is a format
+//   byte (1) then one index's encodings.
 
 /// The keys of indexes' system records.
 enum IndexKeys {
     static let definitionKind: UInt8 = 0x10
     static let entryKind: UInt8 = 0x11
     static let reverseKind: UInt8 = 0x12
-    /// The first byte of a reverse entry's value.
-    static let reverseFormat: UInt8 = 1
+    static let valuesKind: UInt8 = 0x13
+    /// The first byte of a values entry's value.
+    static let valuesFormat: UInt8 = 1
 
     /// The definition key of the index `name` of `space`.
     static func definitionKey(name: String, in space: KeySpace) -> [UInt8] {
@@ -82,12 +94,32 @@ enum IndexKeys {
         return key
     }
 
-    /// The reverse entry of `userKey` (UTF-8).
+    /// The reverse entry of `userKey` (UTF-8), of a format-1 definition.
     static func reverseKey(_ id: UInt32, userKey: UnsafeRawBufferPointer) -> [UInt8] {
         var key = reversePrefix(id)
         key.append(contentsOf: userKey)
         return key
     }
+
+    /// The values entry of the record `userKey` (UTF-8) of `space`.
+    static func valuesKey(in space: KeySpace, userKey: UnsafeRawBufferPointer) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(3 + space.prefix.count + userKey.count)
+        appendValuesKey(in: space, userKey: userKey, to: &key)
+        return key
+    }
+
+    /// Appends the values entry key of the record `userKey` of `space` to `key`.
+    static func appendValuesKey(in space: KeySpace, userKey: UnsafeRawBufferPointer, to key: inout [UInt8]) {
+        key.append(KeySpace.systemMarker)
+        key.append(valuesKind)
+        if space.isDefault { key.append(0x00) } else { key.append(contentsOf: space.prefix) }
+        key.append(contentsOf: userKey)
+    }
+
+    /// Every values entry of the database.
+    static let allValues = KeyRange(
+        lowerBound: [KeySpace.systemMarker, valuesKind], upperBound: [KeySpace.systemMarker, valuesKind + 1])
 
     /// The entries of index `id` whose values lie in `lower ..< upper` (nil: open), or, with
     /// `includingUpper`, `lower ... upper`.
@@ -108,17 +140,5 @@ enum IndexKeys {
     static func userKey(ofEntry key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let length = IndexValue.encodedLength(in: key, at: 6) else { return nil }
         return UnsafeRawBufferPointer(rebasing: key[(6 + length)...])
-    }
-
-    /// The encodings a reverse entry's value holds, in order; empty for a damaged one.
-    static func encodings(inReverse value: UnsafeRawBufferPointer) -> [ArraySlice<UInt8>] {
-        guard value.first == reverseFormat else { return [] }
-        var encodings: [ArraySlice<UInt8>] = []
-        var offset = 1
-        while offset < value.count, let length = IndexValue.encodedLength(in: value, at: offset) {
-            encodings.append(ArraySlice(value[offset..<(offset + length)]))
-            offset += length
-        }
-        return encodings
     }
 }

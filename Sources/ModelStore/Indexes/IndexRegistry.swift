@@ -108,9 +108,12 @@ struct ComputedIndexValues {
 
 /// The indexes defined in this process on one open database, by key space.
 final class IndexRegistry: @unchecked Sendable {
-    // @unchecked: `bySpace` is only touched under `lock`; `count` is atomic.
+    // @unchecked: `bySpace` and `storedBySpace` are only touched under `lock`; `count` is atomic.
     private let lock = Lock()
     private var bySpace: [KeySpace: [DefinedIndex]] = [:]
+    /// The ids of the current indexes the database defines in each space this process defines
+    /// one in, its own and others' (see ``setStoredIDs(_:in:)``).
+    private var storedBySpace: [KeySpace: Set<UInt32>] = [:]
     /// How many indexes are defined: read without the lock by every write.
     private let count = AtomicWord()
 
@@ -123,6 +126,24 @@ final class IndexRegistry: @unchecked Sendable {
     func indexes(for space: KeySpace) -> [DefinedIndex] {
         guard !isEmpty else { return [] }
         return lock.withLock { bySpace[space] ?? [] }
+    }
+
+    /// The indexes of `space` and the ids of the current indexes the database defines there:
+    /// what a write's values entry is rewritten with (IndexMaintenance.swift).
+    @inline(__always)
+    func maintained(in space: KeySpace) -> (indexes: [DefinedIndex], stored: Set<UInt32>) {
+        guard !isEmpty else { return ([], []) }
+        return lock.withLock { (bySpace[space] ?? [], storedBySpace[space] ?? []) }
+    }
+
+    /// Records `ids`, those of the current (built or building) definitions the database holds
+    /// for `space`, read under the exclusive write gate: a values entry keeps the parts of these
+    /// ids (an index another program defines) and drops the others (entries already cleared).
+    func setStoredIDs(_ ids: Set<UInt32>, in space: KeySpace) {
+        lock.withLock {
+            // This process's own indexes are current whatever the scan found.
+            storedBySpace[space] = ids.union((bySpace[space] ?? []).map(\.id))
+        }
     }
 
     /// The index `name` of `space` (names compared by their bytes).
@@ -167,6 +188,7 @@ final class IndexRegistry: @unchecked Sendable {
         let indexes = indexes(for: space)
         guard !indexes.isEmpty else { return nil }
         var computed = ComputedIndexValues()
+        computed.byID.reserveCapacity(indexes.count)
         for index in indexes {
             if let values = try index.values(of: model, key: key) { computed.byID.append((index.id, values)) }
         }

@@ -37,7 +37,11 @@ extension Scope {
         // the index's entries, every write before it is a record the build will find.
         let (index, definition) = try database.commitExclusively { hold -> (DefinedIndex, IndexDefinition) in
             var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path)
-            if definition == nil || definition!.version != version || definition!.state == .dropped {
+            // A definition of the format before values entries is rebuilt like a new version:
+            // under a new id, in values entries, and its reverse entries cleared with its old id.
+            if definition == nil || definition!.version != version || definition!.state == .dropped
+                || definition!.format != IndexDefinition.format
+            {
                 var retired = definition?.retired ?? []
                 if let old = definition, old.state != .dropped { retired.append(old.id) }
                 var new = IndexDefinition(
@@ -53,6 +57,7 @@ extension Scope {
                 name: name, space: space, id: definition!.id, version: version, isBuilt: definition!.state == .built,
                 reader: reader, type: type, indexer: indexer)
             database.indexes.register(index)
+            try Self.recordStoredIDs(of: space, in: hold.engine, registry: database.indexes)
             return (index, definition!)
         }
         if !definition.retired.isEmpty { try clearRetired(key: key) }
@@ -86,6 +91,7 @@ extension Scope {
                     definition.id == index.id, definition.state == .building
                 else { return nil }  // redefined or dropped meanwhile
                 var work = IndexWork(engine: hold.engine, write: .batch(LevelDBWriteBatch()))
+                let stored = database.indexes.maintained(in: space).stored
                 let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: space.prefix + definition.resumeKey)
                 let range = space.all
@@ -104,7 +110,7 @@ extension Scope {
                         return true
                     }
                     chunkIndexed += 1
-                    try work.replace(index.id, userKey: userKey, with: values)
+                    try work.update(space: space, userKey: userKey, [(index.id, values)], stored: stored)
                     return true
                 }
                 let done = pastEnd || seen < DefinedIndex.buildChunkSize || lastKey == nil
@@ -119,6 +125,7 @@ extension Scope {
                 key.withUnsafeBytes { keyBytes in
                     definition.value(key: key).withUnsafeBytes { work.batch.put(key: keyBytes, value: $0) }
                 }
+                work.finish()
                 try hold.write(.batch(work.batch), ChangeList(), sync: sync)
                 indexed += chunkIndexed
                 skipped += chunkSkipped
@@ -166,6 +173,7 @@ extension Scope {
                     try definition.value(key: key).withUnsafeBytes { try hold.write(.put(key: keyBytes, value: $0), ChangeList(), sync: sync) }
                 }
             }
+            try Self.recordStoredIDs(of: space, in: hold.engine, registry: database.indexes)
             return true
         }
         if exists { try clearRetired(key: key) }
@@ -197,6 +205,30 @@ extension Scope {
                 }
             }
         }
+    }
+
+    /// Tells `registry` the ids of the current definitions the database holds for `space`;
+    /// under the exclusive write gate, after registering or unregistering one of its indexes.
+    private static func recordStoredIDs(of space: KeySpace, in engine: LevelDB, registry: IndexRegistry) throws {
+        let prefix = IndexKeys.definitionPrefix(of: space)
+        let range = KeyRange(lowerBound: prefix, upperBound: KeyRange.successor(ofPrefix: prefix))
+        var ids = Set<UInt32>()
+        let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+        try iterator.seek(to: prefix)
+        while let next = try iterator.withCurrent({ key, value -> Bool in
+            guard !range.isPastEnd(key, reverse: false) else { return false }
+            // Only this space's own definitions: a name never holds the space's marker bytes
+            // of another space, but the split says so exactly.
+            if let (found, _) = IndexKeys.split(definitionKey: key), found == space,
+                let definition = IndexDefinition(key: key, value: value), definition.state != .dropped
+            {
+                ids.insert(definition.id)
+            }
+            return true
+        }), next {
+            try iterator.next()
+        }
+        registry.setStoredIDs(ids, in: space)
     }
 
     /// An id no definition of the database uses, current or retired.

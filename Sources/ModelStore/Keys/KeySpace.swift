@@ -69,6 +69,14 @@ struct KeySpace: Sendable, Hashable {
 
     var isDefault: Bool { prefix.isEmpty }
 
+    /// The prefix alone names the space (it holds the collection's name), and hashing its
+    /// bytes in one call is what every indexed write's registry lookups pay.
+    func hash(into hasher: inout Hasher) {
+        prefix.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (lhs: KeySpace, rhs: KeySpace) -> Bool { lhs.prefix == rhs.prefix }
+
     /// Every physical key of the space.
     var all: KeyRange { physical(.all) }
 

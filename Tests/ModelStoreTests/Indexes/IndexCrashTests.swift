@@ -8,12 +8,12 @@ import ModelStoreTestSupport
 /// record without its entries), and an interrupted build goes on from its last chunk.
 @Suite("Crash safety: SIGKILL with indexes", .serialized)
 struct IndexCrashTests {
-    /// Checks every index of `posts` against its records: the entries and reverse entries in
+    /// Checks every index of `posts` against its records: the entries and values entries in
     /// the database are exactly those the records' values call for.
     static func verify(_ store: ModelStore, _ posts: ModelStore.Collection, _ context: String) throws {
         let records = try posts.entries(CrashPost.self).collect()
         var expectedEntries = Set<[UInt8]>()
-        var expectedReverse = Set<[UInt8]>()
+        var expectedValues: [[UInt8]: [UInt32: Set<[UInt8]>]] = [:]
         for index in CrashPost.indexes {
             let id = try #require(store.database.indexes.index(named: index.name, in: posts.scope.space)).id
             for record in records {
@@ -23,15 +23,17 @@ struct IndexCrashTests {
                     expectedEntries.insert(userKey.withUnsafeBytes { IndexKeys.entryKey(id, encoded: encoded, userKey: $0) })
                 }
                 if !encodings.isEmpty {
-                    expectedReverse.insert(userKey.withUnsafeBytes { IndexKeys.reverseKey(id, userKey: $0) })
+                    let valuesKey = userKey.withUnsafeBytes { IndexKeys.valuesKey(in: posts.scope.space, userKey: $0) }
+                    expectedValues[valuesKey, default: [:]][id] = encodings
                 }
             }
         }
         let keys = try store.rawKeys()
         let entries = Set(keys.filter { $0.starts(with: [KeySpace.systemMarker, IndexKeys.entryKind]) })
-        let reverse = Set(keys.filter { $0.starts(with: [KeySpace.systemMarker, IndexKeys.reverseKind]) })
         #expect(entries == expectedEntries, "\(context): \(entries.count) entries, \(expectedEntries.count) expected")
-        #expect(reverse == expectedReverse, "\(context)")
+        #expect(!keys.contains { $0.starts(with: [KeySpace.systemMarker, IndexKeys.reverseKind]) }, "\(context)")
+        let values = try store.rawValuesEntries().mapValues { $0.mapValues { Set($0) } }
+        #expect(values == expectedValues, "\(context): \(values.count) values entries, \(expectedValues.count) expected")
         for author in ["ada", "bob", "carol", "dan"] {
             let expected = records.filter { $0.value.author == author }.map(\.key)
             #expect(try posts.keys(where: "byAuthor", equals: .string(author)).collect() == expected, "\(context)")

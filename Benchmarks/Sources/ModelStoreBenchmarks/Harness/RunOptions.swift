@@ -63,6 +63,7 @@ enum Command {
     case backup(records: Int, rounds: Int, directory: String)
     case encryption(records: Int, rounds: Int, directory: String)
     case indexes(records: Int, rounds: Int, directory: String)
+    case indexPuts(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
     case help
 
@@ -79,6 +80,7 @@ enum Command {
                modelstore-bench backup [--records N] [--runs N] [--workdir PATH]
                modelstore-bench encryption [--records N] [--runs N] [--workdir PATH]
                modelstore-bench indexes [--records N] [--runs N] [--workdir PATH]
+               modelstore-bench index-puts [--records N] [--runs N] [--workdir PATH]
                modelstore-bench concurrency [--records N] [--runs N] [--readers N] [--writers N]
                                             [--idle-seconds S] [--seconds S] [--write-buffer MiB]
                                             [--writer-nice N] [--only scaling|latency|hits] [--workdir PATH]
@@ -167,6 +169,11 @@ enum Command {
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .indexes(
                 records: try values["records"].map(integer) ?? 100_000, rounds: options.runs ?? 3,
+                directory: options.workDirectory)
+        case "index-puts":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .indexPuts(
+                records: try values["records"].map(integer) ?? 100_000, rounds: options.runs ?? 7,
                 directory: options.workDirectory)
         case "concurrency":
             let options = try RunOptions(values: values, full: false, integer: integer)

@@ -129,6 +129,63 @@ func runIndexExperiment(records: Int, rounds: Int, directory: String) throws -> 
     return lines.joined(separator: "\n")
 }
 
+/// The put target alone, paired: each round puts `records` profiles under fresh keys into a
+/// collection without indexes and into one with `byGroup` and `byJoined`, each in a database of
+/// its own that starts empty, the two in alternating order; CPU µs (user + system, every
+/// thread, LevelDB's compactions included) per put, and each round's ratio.
+func runIndexPutExperiment(records: Int, rounds: Int, directory: String) throws -> String {
+    let corpus = ProfileCorpus(count: records)
+    let groups = max(1, records / 20)
+    let keys = (0..<records).map { ProfileCorpus.key($0) }
+    var plainSamples: [Double] = []
+    var indexedSamples: [Double] = []
+    for round in 0..<rounds {
+        var configuration = ModelStore.Configuration()
+        configuration.directory = URL(fileURLWithPath: directory + "/round\(round)", isDirectory: true)
+        func plainPuts() throws -> Double {
+            let store = try ModelStore(name: "plain", policy: .never, configuration: configuration)
+            defer { try? store.close() }
+            let plain = store.collection("profiles")
+            return try cpuMicroseconds(records) {
+                for number in 0..<records { try plain.set(corpus.profile(number), forKey: keys[number]) }
+            }
+        }
+        func indexedPuts() throws -> Double {
+            let store = try ModelStore(name: "indexed", policy: .never, configuration: configuration)
+            defer { try? store.close() }
+            let indexed = store.collection("profiles")
+            try indexed.defineIndex("byGroup", of: Profile.self, version: 1) { [.int(Int64($0.id % groups))] }
+            try indexed.defineIndex("byJoined", of: Profile.self, version: 1) { [.date($0.joined)] }
+            return try cpuMicroseconds(records) {
+                for number in 0..<records { try indexed.set(corpus.profile(number), forKey: keys[number]) }
+            }
+        }
+        if round % 2 == 0 {
+            plainSamples.append(try plainPuts())
+            indexedSamples.append(try indexedPuts())
+        } else {
+            indexedSamples.append(try indexedPuts())
+            plainSamples.append(try plainPuts())
+        }
+        try? FileManager.default.removeItem(at: configuration.directory)
+    }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    let ratios = zip(indexedSamples, plainSamples).map { $0 / $1 }
+    return [
+        "\(records) puts per round, \(rounds) rounds, plain and two indexes alternating",
+        "",
+        "| operation | µs/put (median) | all rounds |", "|---|---:|---|",
+        "| put, no index | \(String(format: "%.2f", median(plainSamples))) | "
+            + plainSamples.map { String(format: "%.2f", $0) }.joined(separator: " ") + " |",
+        "| put, two indexes | \(String(format: "%.2f", median(indexedSamples))) | "
+            + indexedSamples.map { String(format: "%.2f", $0) }.joined(separator: " ") + " |",
+        "",
+        String(format: "put with two indexes / plain put: median of rounds' ratios %.2fx, ratio of medians %.2fx (target ≤ 2x)",
+               median(ratios), median(indexedSamples) / median(plainSamples)),
+        "rounds' ratios: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
+    ].joined(separator: "\n")
+}
+
 /// GRDB with the profile's key, its JSON and two indexed columns.
 private final class IndexedGRDB {
     private let queue: DatabaseQueue
