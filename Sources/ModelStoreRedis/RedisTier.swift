@@ -40,7 +40,7 @@ public final class RedisTier: SharedTier, Sendable {
     let fetchLockLifetime: Duration
     let publisher: RedisPublisher
     let registry: AttachedDatabases
-    private let reader: InvalidationReader
+    let reader: InvalidationReader
 
     /// A tier over the Redis server at `host`:`port`, under keys that start with `keyPrefix`.
     /// Nothing connects yet: the first read or write does, and an unreachable Redis is never an

@@ -60,7 +60,8 @@ func timeUntil(within limit: Duration = .seconds(5), _ condition: () throws -> B
     return nil
 }
 
-/// The Redis key of `key` in database `database` (generation 0: no bulk removal yet).
+/// The Redis key of `key` in database `database`, with the epoch and generation `node` uses.
 func recordKey(_ node: FleetNode, database: String = "users", collection: String? = nil, _ key: String) -> [UInt8] {
-    node.tier.keys.record(database: database, generation: 0, key: SharedTierKey(collection: collection, key: key))
+    let generation = node.tier.registry.attachment(named: database)?.generation() ?? RedisGeneration(epoch: [], number: 0)
+    return node.tier.keys.record(database: database, generation: generation, key: SharedTierKey(collection: collection, key: key))
 }
