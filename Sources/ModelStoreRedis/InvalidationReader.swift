@@ -16,7 +16,6 @@ import ModelStore
 final class InvalidationReader: Sendable {
     private let endpoint: RedisEndpoint
     private let keys: RedisKeys
-    private let node: String
     private let registry: AttachedDatabases
     private let metrics: RedisTierMetrics
     private let logger: Logger
@@ -40,12 +39,11 @@ final class InvalidationReader: Sendable {
     }
 
     init(
-        endpoint: RedisEndpoint, keys: RedisKeys, node: String, registry: AttachedDatabases,
+        endpoint: RedisEndpoint, keys: RedisKeys, registry: AttachedDatabases,
         metrics: RedisTierMetrics, logger: Logger
     ) {
         self.endpoint = endpoint
         self.keys = keys
-        self.node = node
         self.registry = registry
         self.metrics = metrics
         self.logger = logger
@@ -239,7 +237,6 @@ final class InvalidationReader: Sendable {
                 }
                 position.id = entry.id
                 position.sequence = entry.sequence
-                guard entry.node != node else { continue }
                 apply(entry)
             }
             if ContinuousClock.now - position.checkedAt >= .milliseconds(Self.blockMilliseconds) {
@@ -263,8 +260,14 @@ final class InvalidationReader: Sendable {
         }
     }
 
+    /// Applies `entry` to every attachment of its database but the one that published it.
     private func apply(_ entry: Entry) {
-        guard let attachment = registry.attachment(named: entry.database) else { return }
+        for attachment in registry.attachments(named: entry.database) where attachment.origin != entry.origin {
+            apply(entry, to: attachment)
+        }
+    }
+
+    private func apply(_ entry: Entry, to attachment: RedisAttachment) {
         metrics.invalidationsReceived.increment()
         guard let invalidation = InvalidationMessage.decode(entry.payload) else {
             metrics.localClears.increment()
@@ -289,11 +292,12 @@ final class InvalidationReader: Sendable {
         }
     }
 
-    /// One stream entry: `n`, `o` (node), `d` (database), `g` (generation, bulk only), `x` (payload).
+    /// One stream entry: `n`, `o` (origin), `d` (database), `g` (generation, bulk only), `x` (payload).
     private struct Entry {
         var id: [UInt8]
         var sequence: Int64
-        var node: String
+        /// `o`: the node and the publishing attachment's serial (`<node>#<serial>`).
+        var origin: String
         var database: String
         var isBulk: Bool
         var payload: [UInt8]
@@ -315,7 +319,7 @@ final class InvalidationReader: Sendable {
             else { return nil }
             self.id = id
             self.sequence = sequence
-            self.node = String(decoding: node, as: UTF8.self)
+            origin = String(decoding: node, as: UTF8.self)
             self.database = String(decoding: database, as: UTF8.self)
             isBulk = !(values["g"] ?? []).isEmpty
             self.payload = payload

@@ -11,15 +11,20 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// The epoch and the database's generation as last read (or raised by this process's bulk
     /// removal); nil: not known yet, read from Redis at the next use.
     private let knownGeneration = Guarded<RedisGeneration?>(nil)
-    /// Set when the database closes in this process: its queued publications are dropped, since
-    /// its records can no longer be read (publishing "none" would remove them from the fleet).
+    /// Set when the database closes in this process: its queued publications still go out, as
+    /// removals (its records can no longer be read). Dropping them would leave the other nodes
+    /// with the values this process overwrote while Redis was unreachable.
     private let detached = Guarded(false)
 
     var isDetached: Bool { detached.withLock { $0 } }
 
+    /// Who published an entry, as the stream says it: the node and this attachment's serial.
+    let origin: String
+
     init(tier: RedisTier, database: SharedTierDatabase) {
         self.tier = tier
         self.database = database
+        origin = "\(tier.node)#\(tier.registry.nextSerial())"
     }
 
     private var name: String { database.name }

@@ -153,4 +153,59 @@ struct FleetAttackTests {
         #expect(try timeUntil { try b.value("k") == "v2" } != nil)
         #expect(try b.value("k") == "v2")
     }
+
+    /// Two stores of one process, over one tier, with the same database name in two directories:
+    /// two local copies of one fleet database. Each must hear of the other nodes' writes, and of
+    /// each other's (the stream entry comes from their own process).
+    @Test func twoStoresOfOneNameOverOneTierInOneProcessBothHearEveryWrite() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let tier = try RedisTier(host: "127.0.0.1", port: server.port, keyPrefix: "test:", commandTimeout: .milliseconds(500))
+        defer { tier.shutdown() }
+        let directories = [TemporaryDirectory(), TemporaryDirectory()]
+        let stores = try directories.map { directory in
+            var configuration = ModelStore.Configuration()
+            configuration.directory = directory.url
+            configuration.sharedTier = tier
+            configuration.objectCacheLimit = 0
+            return try ModelStore(name: "users", policy: .never, configuration: configuration)
+        }
+        defer { for store in stores { try? store.close() } }
+        func value(_ store: ModelStore, _ key: String) throws -> String? { try store.object(Profile.self, forKey: key)?.value }
+
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        for store in stores {
+            #expect(try timeUntil { try value(store, "k") == "v1" && store.snapshot().object(Profile.self, forKey: "k") != nil } != nil)
+        }
+        try a.store.set(Profile(value: "v2"), forKey: "k")
+        for (index, store) in stores.enumerated() {
+            #expect(try timeUntil { try value(store, "k") == "v2" } != nil, "store \(index) after a's overwrite")
+        }
+        // One of the two overwrites: the other (same process, same node name) must drop its copy.
+        #expect(try timeUntil { try stores[1].snapshot().object(Profile.self, forKey: "k") != nil } != nil)
+        try stores[0].set(Profile(value: "v3"), forKey: "k")
+        #expect(try timeUntil { try value(stores[1], "k") == "v3" && a.value("k") == "v3" } != nil)
+        try stores[1].removeObject(forKey: "k")
+        #expect(try timeUntil { try value(stores[0], "k") == nil && a.value("k") == nil } != nil)
+    }
+
+    /// A write made while Redis is unreachable waits in the publisher; the store then closes.
+    /// Redis comes back with its data (so the other nodes have no reason to clear): the queued
+    /// write must still reach them, as a removal at least, never be dropped with the close.
+    @Test func aWriteQueuedWhileRedisIsDownStillReachesTheFleetAfterTheStoreCloses() throws {
+        let server = try RedisServer(persistent: true)
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        try a.store.set(Profile(value: "v1"), forKey: "removed")
+        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
+        try server.command(["SAVE"])
+
+        server.kill()
+        try a.store.set(Profile(value: "v2"), forKey: "k")
+        try a.store.removeObject(forKey: "removed")
+        try a.store.close()
+        try server.start()
+        #expect(try timeUntil(within: .seconds(15)) { try b.value("k") != "v1" && b.value("removed") == nil } != nil)
+    }
 }

@@ -62,6 +62,6 @@ func timeUntil(within limit: Duration = .seconds(5), _ condition: () throws -> B
 
 /// The Redis key of `key` in database `database`, with the epoch and generation `node` uses.
 func recordKey(_ node: FleetNode, database: String = "users", collection: String? = nil, _ key: String) -> [UInt8] {
-    let generation = node.tier.registry.attachment(named: database)?.generation() ?? RedisGeneration(epoch: [], number: 0)
+    let generation = node.tier.registry.attachments(named: database).first?.generation() ?? RedisGeneration(epoch: [], number: 0)
     return node.tier.keys.record(database: database, generation: generation, key: SharedTierKey(collection: collection, key: key))
 }
