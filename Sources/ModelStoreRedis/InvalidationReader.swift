@@ -36,6 +36,8 @@ final class InvalidationReader: Sendable {
         var isFollowing = false
         /// Whether its first attempt to follow the stream is over (followed or failed).
         var isSettled = false
+        /// The sequence number of the last entry read (tests wait for it to reach the counter).
+        var lastSequence: Int64 = 0
     }
 
     init(
@@ -65,6 +67,8 @@ final class InvalidationReader: Sendable {
     var failedConnections: Int { progress.withLock { $0.failedConnections } }
     /// Whether the reader has had a position in the stream once.
     var isFollowing: Bool { progress.withLock { $0.isFollowing } }
+    /// The sequence number of the last entry the reader has read and applied.
+    var lastSequence: Int64 { progress.withLock { $0.lastSequence } }
 
     /// Whether records may be taken from Redis: only once the reader follows the stream, since it
     /// starts at the stream's end, and a record read before that position could be overwritten
@@ -131,7 +135,9 @@ final class InvalidationReader: Sendable {
                     $0.isSettled = true
                 }
                 while !isStopped, let current = position {
-                    position = try readOnce(from: current, on: connection)
+                    let next = try readOnce(from: current, on: connection)
+                    position = next
+                    progress.withLock { $0.lastSequence = next.sequence }
                     failures = 0
                 }
             } catch {
