@@ -201,17 +201,20 @@ final class InvalidationReader: Sendable {
         return epoch
     }
 
-    /// The position just after the stream's last entry.
+    /// The position just after the stream's last entry, numbered by the counter (the one
+    /// authority: the last entry may be another client's, numbered anything, and starting from
+    /// a number above the counter would make every later check find the counter "gone back").
     private func end(on connection: RedisConnection, epoch: [UInt8]) throws(RedisFailure) -> Position {
         let replies = try connection.pipeline([
             [Array("XREVRANGE".utf8), keys.stream, Array("+".utf8), Array("-".utf8), Array("COUNT".utf8), Array("1".utf8)],
             [Array("GET".utf8), keys.sequence],
         ])
-        if case .array(let entries) = replies[0], let last = entries.first, let entry = Entry(last) {
-            return Position(id: entry.id, sequence: entry.sequence, epoch: epoch)
-        }
         let counter = replies[1].integer.flatMap { (0...Self.largestSequence).contains($0) ? $0 : nil } ?? 0
-        return Position(id: Array("0-0".utf8), sequence: counter, epoch: epoch)
+        var id = Array("0-0".utf8)
+        if case .array(let entries) = replies[0], case .array(let parts)? = entries.first, let last = parts.first?.bytes {
+            id = last
+        }
+        return Position(id: id, sequence: counter, epoch: epoch)
     }
 
     /// One blocking read: applies what it returns, or checks the epoch and counter when nothing came.

@@ -209,4 +209,103 @@ struct FleetAttackTests {
         try server.start()
         #expect(try timeUntil(within: .seconds(15)) { try b.value("k") != "v1" && b.value("removed") == nil } != nil)
     }
+
+    /// Redis stalls (`CLIENT PAUSE`, every command held) for longer than the command timeout:
+    /// writers and readers on a local miss wait about the timeout at most, local hits do not
+    /// wait, nothing throws, and the writes made meanwhile reach the other node afterwards.
+    @Test func aRedisThatStallsPastTheCommandTimeoutHoldsNobodyMuchLonger() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        #expect(try b.holdsLocally("k"))
+        try server.command(["CLIENT", "PAUSE", "3000", "ALL"])
+        let clock = ContinuousClock()
+        // The command timeout is 500 ms: a writer waits at most twice that for its publication, a
+        // reader for a connection then a reply.
+        let limit = Duration.milliseconds(1_500)
+        var slowest = Duration.zero
+        for index in 0..<5 {
+            var start = clock.now
+            try a.store.set(Profile(value: "w\(index)"), forKey: "w\(index)")
+            slowest = max(slowest, clock.now - start)
+            start = clock.now
+            #expect(try b.value("k") == "v1")
+            #expect(clock.now - start < .milliseconds(100), "a local hit waited for Redis")
+            start = clock.now
+            #expect(try b.value("nowhere\(index)") == nil)
+            slowest = max(slowest, clock.now - start)
+        }
+        print("Slowest write or local miss while Redis stalled: \(slowest)")
+        #expect(slowest < limit)
+        #expect(try timeUntil(within: .seconds(15)) { try b.value("w4") == "w4" && b.value("w0") == "w0" } != nil)
+    }
+
+    /// Twenty nodes, each with its own tier, store, reads and writes, then closed and shut down
+    /// (or only released): none leaves a connection to Redis behind.
+    @Test(arguments: [true, false]) func tiersThatGoAwayLeaveNoConnectionBehind(shutDown: Bool) throws {
+        let server = try RedisServer()
+        func connectedClients() throws -> Int {
+            let info = try #require(try server.command(["INFO", "clients"]).text)
+            let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("connected_clients:") }
+            // Less the connection that asks.
+            return (line.flatMap { Int($0.split(separator: ":")[1]) } ?? .max) - 1
+        }
+        let writer = try FleetNode(server)
+        // The writer's own connections (its reader's, and its pool's after a first write).
+        try writer.store.set(Profile(value: "first"), forKey: "first")
+        let baseline = try connectedClients()
+        for index in 0..<20 {
+            let directory = TemporaryDirectory()
+            var tier: RedisTier? = try RedisTier(
+                host: "127.0.0.1", port: server.port, keyPrefix: "test:", commandTimeout: .milliseconds(500))
+            var configuration = ModelStore.Configuration()
+            configuration.directory = directory.url
+            configuration.sharedTier = tier
+            let store = try ModelStore(name: "users", policy: .never, configuration: configuration)
+            try writer.store.set(Profile(value: "\(index)"), forKey: "k\(index)")
+            #expect(try store.object(Profile.self, forKey: "k\(index)")?.value == "\(index)")
+            try store.set(Profile(value: "back"), forKey: "b\(index)")
+            try store.close()
+            if shutDown { tier?.shutdown() }
+            tier = nil
+            configuration.sharedTier = nil
+        }
+        let settled = try timeUntil(within: .seconds(10)) { try connectedClients() <= baseline }
+        let after = try connectedClients()
+        #expect(settled != nil, "\(after) connections, \(baseline) before")
+    }
+
+    /// Another client appends an entry numbered far ahead of the counter, and nothing follows it.
+    /// A node cannot know what it missed (one clear), and the counter then seems to have gone
+    /// back (one new epoch); it must not start again from that entry's number, or it finds the
+    /// counter "back" at every check and wipes the fleet's records every 500 ms.
+    @Test func anEntryNumberedAheadOfTheCounterReplacesTheEpochOnceNotOnEveryCheck() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v"), forKey: "k")
+        #expect(try b.holdsLocally("k"))
+        let keys = a.tier.keys
+        try server.command([
+            Array("XADD".utf8), keys.stream, Array("*".utf8), Array("n".utf8), Array("1000000".utf8),
+            Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8), [],
+            Array("x".utf8), InvalidationMessage.encode(.tag("none")),
+        ])
+        var epochs = Set<[UInt8]>()
+        let clock = ContinuousClock()
+        let start = clock.now
+        while clock.now - start < .seconds(2) {
+            if let epoch = try server.command([Array("GET".utf8), keys.epoch]).bytes { epochs.insert(epoch) }
+            usleep(10_000)
+        }
+        // The one before, and at most one new one.
+        #expect(epochs.count <= 2, "\(epochs.count) epochs in 2 s")
+        // And the fleet works on.
+        #expect(
+            try timeUntil {
+                try a.store.set(Profile(value: "after"), forKey: "k")
+                return try b.value("k") == "after"
+            } != nil)
+    }
 }
