@@ -57,8 +57,14 @@ final class InvalidationReader: Sendable {
         thread.start()
     }
 
+    /// Stops following the stream. From now on no record is taken from Redis
+    /// (``awaitFollowing(limit:)`` says no at once): nothing would drop it when it is overwritten.
     func stop() {
         stopped.withLock { $0 = true }
+        update {
+            $0.isFollowing = false
+            $0.isSettled = true
+        }
     }
 
     private var isStopped: Bool { stopped.withLock { $0 } }
@@ -130,8 +136,9 @@ final class InvalidationReader: Sendable {
             }
             do throws(RedisFailure) {
                 position = try resume(from: position, on: connection)
+                // Not after a stop (which may have come while this connection resumed).
                 update {
-                    $0.isFollowing = true
+                    $0.isFollowing = !isStopped
                     $0.isSettled = true
                 }
                 while !isStopped, let current = position {

@@ -112,8 +112,10 @@ public final class RedisTier: SharedTier, Sendable {
         reader.stop()
     }
 
-    /// Stops reading invalidations and closes the tier's connections. Stores that still use the
-    /// tier keep working from their local tiers only. Call it when the program shuts down.
+    /// Stops reading invalidations and closes the tier's idle connections. Stores that still use
+    /// the tier keep working from their local tiers: they no longer read records from Redis
+    /// (nothing would tell them when one is overwritten), while their writes are still published,
+    /// so that no other node keeps a value they overwrote. Call it when the program shuts down.
     public func shutdown() {
         reader.stop()
         pool.closeIdle()

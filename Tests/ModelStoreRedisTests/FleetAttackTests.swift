@@ -308,4 +308,20 @@ struct FleetAttackTests {
                 return try b.value("k") == "after"
             } != nil)
     }
+
+    /// A tier shut down while its stores stay open no longer follows the stream: those stores
+    /// must not take records from Redis any more (nothing would drop them when overwritten),
+    /// and their writes must still reach the other nodes.
+    @Test func aShutDownTierTakesNothingFromRedisButStillPublishes() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        b.tier.shutdown()
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        _ = try b.value("k")
+        try a.store.set(Profile(value: "v2"), forKey: "k")
+        #expect(try timeUntil { try b.value("k") != "v1" } != nil)
+        try b.store.set(Profile(value: "from b"), forKey: "b")
+        #expect(try timeUntil { try a.value("b") == "from b" } != nil)
+    }
 }
