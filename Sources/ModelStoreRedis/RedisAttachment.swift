@@ -141,12 +141,13 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         let token = UUID().uuidString
         let lockKey = tier.keys.lock(database: name, key: key)
         let milliseconds = max(1, nanoseconds(min(lifetime, tier.fetchLockLifetime)) / 1_000_000)
+        let longest = max(1, nanoseconds(tier.fetchLockLifetime) / 1_000_000)
         let result = withSpan("ModelStoreRedis.lock", ofKind: .client) { span in
             span.attributes["modelstore.database"] = name
             return tier.pool.run { connection in
                 try connection.command(
-                    [Array("SET".utf8), lockKey, Array(token.utf8), Array("NX".utf8), Array("PX".utf8),
-                     Array(String(milliseconds).utf8)])
+                    [Array("EVAL".utf8), Array(RedisScripts.lock.utf8), Array("1".utf8), lockKey, Array(token.utf8),
+                     Array(String(milliseconds).utf8), Array(String(longest).utf8)])
             }
         }
         switch result {

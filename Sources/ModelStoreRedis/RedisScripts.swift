@@ -121,6 +121,19 @@ enum RedisScripts {
         return 0
         """
 
+    /// KEYS: a fetch lock. ARGV: the new holder's token, the lock's lifetime in milliseconds, the
+    /// longest lifetime a lock of the tier has. Takes the lock if it is free; first deletes what
+    /// is there if it cannot be a lock of the tier (another type, no lifetime, or a longer one),
+    /// since such a value would never expire and every fetch of the key would wait for it in vain.
+    static let lock = """
+        local kind = redis.call('TYPE', KEYS[1])['ok']
+        if kind ~= 'none' then
+          local left = redis.call('PTTL', KEYS[1])
+          if kind ~= 'string' or left < 0 or left > tonumber(ARGV[3]) then redis.call('DEL', KEYS[1]) end
+        end
+        return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
+        """
+
     /// KEYS: a fetch lock. ARGV: the holder's token. Deletes the lock only if this holder still has it.
     static let unlock = """
         if redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -324,4 +324,24 @@ struct FleetAttackTests {
         try b.store.set(Profile(value: "from b"), forKey: "b")
         #expect(try timeUntil { try a.value("b") == "from b" } != nil)
     }
+
+    /// Another client's value under a key's fetch lock (garbage without a lifetime, a hash, or a
+    /// string with a lifetime far beyond any lock's): it can never expire, so a read-through
+    /// that waited for it would wait its whole lock lifetime (5 s) on every miss of the key.
+    @Test(arguments: ["garbage", "hash", "year"]) func aForeignValueUnderAFetchLockDoesNotHoldFetchesBack(value: String) async throws {
+        let server = try RedisServer()
+        let b = try FleetNode(server)
+        let lock = b.tier.keys.lock(database: "users", key: SharedTierKey(collection: nil, key: "cold"))
+        switch value {
+        case "garbage": try server.command([Array("SET".utf8), lock, Array("junk".utf8)])
+        case "hash": try server.command([Array("HSET".utf8), lock, Array("f".utf8), Array("v".utf8)])
+        default: try server.command([Array("SET".utf8), lock, Array("junk".utf8), Array("PX".utf8), Array("31536000000".utf8)])
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let fetched = try await b.store.object(Profile.self, forKey: "cold") { Profile(value: "fetched") }
+        let took = clock.now - start
+        #expect(fetched.value == "fetched")
+        #expect(took < .seconds(1), "the read-through waited \(took) for a lock that is not one")
+    }
 }
