@@ -344,4 +344,23 @@ struct FleetAttackTests {
         #expect(fetched.value == "fetched")
         #expect(took < .seconds(1), "the read-through waited \(took) for a lock that is not one")
     }
+
+    /// Redis keeps a record past its own deadline (another client removed its `PX`, or made it an
+    /// hour): once the deadline passes, no node serves it, nor stores it locally.
+    @Test func noNodeServesARecordPastItsOwnDeadlineWhateverRedisSays() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v"), forKey: "persisted", expiresAfter: 0.5)
+        try a.store.set(Profile(value: "v"), forKey: "longer", expiresAfter: 0.5)
+        try server.command([Array("PERSIST".utf8), recordKey(a, "persisted")])
+        try server.command([Array("PEXPIRE".utf8), recordKey(a, "longer"), Array("3600000".utf8)])
+        #expect(try timeUntil { try a.value("persisted") == nil && a.value("longer") == nil } != nil)
+        for key in ["persisted", "longer"] {
+            #expect(try server.command([Array("EXISTS".utf8), recordKey(a, key)]) == .integer(1))
+            #expect(try b.value(key) == nil)
+            #expect(try b.store.entry(Profile.self, forKey: key) == nil)
+            #expect(try b.store.snapshot().object(Profile.self, forKey: key) == nil)
+        }
+    }
 }
