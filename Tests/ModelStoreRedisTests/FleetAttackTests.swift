@@ -50,13 +50,15 @@ struct FleetAttackTests {
         #expect(try timeUntil { try b.value("overwritten") == "after" && c.value("overwritten") == "after" } != nil)
     }
 
-    /// Another client damages one of the tier's own keys. Invalidations (by key and by prefix)
+    /// Another client damages or deletes one of the tier's own keys, or kills every connection.
+    /// Invalidations (by key and by prefix)
     /// must keep reaching other nodes, a node that starts afterwards must read from Redis again,
     /// and no reader spins on the error (reconnecting in a loop).
     @Test(arguments: [
         "epoch is a hash", "epoch is empty", "sequence is garbage", "sequence is a list", "sequence is huge",
         "stream is a string", "generation is a hash", "generation is garbage", "generation is huge",
-        "generation is negative", "an entry with a huge sequence number", "an entry with a huge generation",
+        "generation is negative", "epoch deleted", "sequence deleted", "stream deleted",
+        "every connection killed", "an entry with a huge sequence number", "an entry with a huge generation",
     ])
     func hostileValuesUnderTheTiersOwnKeysNeverStopInvalidations(damage: String) throws {
         let server = try RedisServer()
@@ -92,6 +94,10 @@ struct FleetAttackTests {
         case "generation is garbage": try server.command([Array("SET".utf8), generation, Array("\u{FF}x".utf8)])
         case "generation is huge": try server.command([Array("SET".utf8), generation, Array(String(Int64.max).utf8)])
         case "generation is negative": try server.command([Array("SET".utf8), generation, Array("-7".utf8)])
+        case "epoch deleted": try server.command([Array("DEL".utf8), keys.epoch])
+        case "sequence deleted": try server.command([Array("DEL".utf8), keys.sequence])
+        case "stream deleted": try server.command([Array("DEL".utf8), keys.stream])
+        case "every connection killed": try server.command(["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"])
         case "an entry with a huge sequence number": try entry(sequence: String(Int64.max), generation: "")
         case "an entry with a huge generation":
             let next = try #require(try server.command([Array("INCR".utf8), keys.sequence]).integer)
@@ -361,6 +367,26 @@ struct FleetAttackTests {
             #expect(try b.value(key) == nil)
             #expect(try b.store.entry(Profile.self, forKey: key) == nil)
             #expect(try b.store.snapshot().object(Profile.self, forKey: key) == nil)
+        }
+    }
+
+    /// Not fixed (a known issue, see RELIABILITY.md "Not guaranteed"): another client deletes a
+    /// database's generation key after a bulk removal raised it. A node that reads the generation
+    /// afresh takes the missing key for generation 0, under which records from before the removal
+    /// may still sit in Redis (without a lifetime of their own, nothing removed them).
+    @Test func aDeletedGenerationKeyCanBringBackRecordsFromBeforeABulkRemoval() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        // Only b has it: a's removal by prefix cannot name it, only raise the generation.
+        try b.store.set(Profile(value: "p"), forKey: "p:1")
+        try a.store.removeObjects(withPrefix: "p:")
+        #expect(try timeUntil { try b.value("p:1") == nil } != nil)
+        try server.command([Array("DEL".utf8), a.tier.keys.generation(database: "users")])
+        let c = try FleetNode(server)
+        let value = try c.value("p:1")
+        withKnownIssue("a missing generation key reads as generation 0") {
+            #expect(value == nil)
         }
     }
 }
