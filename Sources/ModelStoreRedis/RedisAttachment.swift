@@ -39,6 +39,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             Array("EVAL".utf8), Array(RedisScripts.readGeneration.utf8), Array("4".utf8), keys.epoch,
             keys.generation(database: name), keys.sequence, keys.stream, Array(UUID().uuidString.utf8),
             Array(String(tier.streamLength).utf8), Array(name.utf8), InvalidationMessage.encode(.database),
+            Array(origin.utf8),
         ]
         let result = tier.pool.run { connection in try connection.command(arguments) }
         guard case .success(.array(let parts)) = result, parts.count == 2, let epoch = parts[0].bytes, !epoch.isEmpty,

@@ -8,8 +8,8 @@
 /// digits, or a stream key of another type, would make `INCR` or `XADD` fail half-way through a
 /// script (Redis does not undo the writes before the failure), so every later publication would
 /// fail too. A damaged counter is replaced (`n` starts again, which readers notice as a counter
-/// that went back; a generation jumps to Redis's clock in microseconds, past any it had), a
-/// stream key of another type is deleted.
+/// that went back; a generation, damaged or missing, starts at Redis's clock in microseconds,
+/// past any it had), a stream key of another type is deleted.
 enum RedisScripts {
     /// The checks every script starts with.
     static let prologue = """
@@ -31,7 +31,7 @@ enum RedisScripts {
           if kind ~= 'none' and kind ~= 'stream' then redis.call('DEL', key) end
         end
         local function generation(key)
-          if damaged(key) then
+          if damaged(key) or redis.call('EXISTS', key) == 0 then
             local t = redis.call('TIME')
             redis.call('SET', key, string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2])))
             return true
@@ -81,10 +81,12 @@ enum RedisScripts {
 
     /// KEYS: the epoch, the database's generation, the sequence counter, the stream. ARGV: a
     /// fresh epoch, the stream's approximate length, the database, the payload of a removal of
-    /// the whole database. Returns the epoch (created if missing, replaced if it is not a short
-    /// string) and the generation (0 if none). A damaged generation is replaced and announced as
-    /// a removal of the whole database from no node in particular (every node, this one too,
-    /// drops its local copies and reads the generation again).
+    /// the whole database, the asking attachment's origin. Returns the epoch (created if missing,
+    /// replaced if it is not a short string) and the generation. A missing or damaged generation
+    /// is set to Redis's clock in microseconds (past any number it had: a missing key may have
+    /// been deleted after bulk removals raised it, and reading it as 0 would reach records from
+    /// before them) and announced as a removal of the whole database, so that every other node
+    /// drops its local copies and reads the generation again.
     static let readGeneration = prologue + """
         local kind = redis.call('TYPE', KEYS[1])['ok']
         if kind ~= 'string' or redis.call('STRLEN', KEYS[1]) == 0 or redis.call('STRLEN', KEYS[1]) > 64 then
@@ -95,9 +97,9 @@ enum RedisScripts {
           stream(KEYS[4])
           redis.call('INCR', KEYS[3])
           local n = redis.call('GET', KEYS[3])
-          redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', '', 'd', ARGV[3], 'g', redis.call('GET', KEYS[2]), 'x', ARGV[4])
+          redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', ARGV[5], 'd', ARGV[3], 'g', redis.call('GET', KEYS[2]), 'x', ARGV[4])
         end
-        return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2]) or '0'}
+        return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
         """
 
     /// KEYS: the epoch. ARGV: a fresh epoch, and whether to replace the epoch even if it is
