@@ -19,6 +19,7 @@ final class InvalidationReader: Sendable {
     private let registry: AttachedDatabases
     private let metrics: RedisTierMetrics
     private let logger: Logger
+    private let published: PublishedSequence
     private let stopped = Guarded(false)
     private let progress = Guarded(Progress())
     private let progressed = NSCondition()
@@ -42,8 +43,9 @@ final class InvalidationReader: Sendable {
 
     init(
         endpoint: RedisEndpoint, keys: RedisKeys, registry: AttachedDatabases,
-        metrics: RedisTierMetrics, logger: Logger
+        metrics: RedisTierMetrics, logger: Logger, published: PublishedSequence
     ) {
+        self.published = published
         self.endpoint = endpoint
         self.keys = keys
         self.registry = registry
@@ -179,8 +181,11 @@ final class InvalidationReader: Sendable {
         // Missing: the counter is gone (deleted, or the epoch survived a loss); not a number: a
         // publication replaces it, and its entry then shows the counter went back.
         let current: Int64? = counter == .null ? 0 : counter.integer
-        if let current, current < position.sequence {
-            return try rolledBack(on: connection, "the sequence counter went back (\(current) after \(position.sequence))")
+        // The highest number seen: read from the stream, or returned to this process's own
+        // publications (which this reader may not have read yet).
+        let seen = max(position.sequence, published.value)
+        if let current, current < seen {
+            return try rolledBack(on: connection, "the sequence counter went back (\(current) after \(seen))")
         }
         return position
     }
@@ -217,6 +222,9 @@ final class InvalidationReader: Sendable {
             [Array("GET".utf8), keys.sequence],
         ])
         let counter = replies[1].integer.flatMap { (0...Self.largestSequence).contains($0) ? $0 : nil } ?? 0
+        // Starting again from the counter: what this process published before is of data it has
+        // just cleared (a new epoch, a counter gone back) or that this position already covers.
+        published.reset()
         var id = Array("0-0".utf8)
         if case .array(let entries) = replies[0], case .array(let parts)? = entries.first, let last = parts.first?.bytes {
             id = last

@@ -22,6 +22,7 @@ final class RedisPublisher: Sendable {
     private let metrics: RedisTierMetrics
     private let logger: Logger
     private let waitLimit: Duration
+    private let published: PublishedSequence
     private let queue = DispatchQueue(label: "ModelStoreRedis.publisher")
     private let condition = NSCondition()
     private let state = Guarded(State())
@@ -48,8 +49,9 @@ final class RedisPublisher: Sendable {
 
     init(
         pool: RedisPool, keys: RedisKeys, streamLength: Int, registry: AttachedDatabases,
-        metrics: RedisTierMetrics, logger: Logger, waitLimit: Duration
+        metrics: RedisTierMetrics, logger: Logger, waitLimit: Duration, published: PublishedSequence
     ) {
+        self.published = published
         self.pool = pool
         self.keys = keys
         self.streamLength = Array(String(streamLength).utf8)
@@ -166,9 +168,12 @@ final class RedisPublisher: Sendable {
                          keys.stream, generationKey, streamLength, node, name, payload])
                 }
             }
-            guard case .success(let reply) = result, let generation = reply.integer else {
+            guard case .success(.array(let parts)) = result, parts.count == 2, let generation = parts[0].integer,
+                let sequence = parts[1].integer
+            else {
                 return remainder(work, fromBulk: index)
             }
+            published.note(sequence)
             attachment.noteGeneration(generation)
             metrics.invalidationsSent.increment()
         }
@@ -230,6 +235,7 @@ final class RedisPublisher: Sendable {
             }
             return false
         }
+        if let sequence = reply.integer { published.note(sequence) }
         metrics.writes.increment(by: Int64(chunk.count))
         metrics.invalidationsSent.increment()
         return true

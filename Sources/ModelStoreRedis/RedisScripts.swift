@@ -43,7 +43,8 @@ enum RedisScripts {
 
     /// KEYS: the sequence counter, the stream, then the record keys. ARGV: the stream's
     /// approximate length, the node, the database, the payload, then per record key its value
-    /// (empty: delete it) and its lifetime in milliseconds (0: none).
+    /// (empty: delete it) and its lifetime in milliseconds (0: none). Returns the entry's
+    /// sequence number.
     static let publishKeys = prologue + """
         counter(KEYS[1])
         stream(KEYS[2])
@@ -66,7 +67,8 @@ enum RedisScripts {
 
     /// KEYS: the sequence counter, the stream, the database's generation. ARGV: as above,
     /// without records. Raises the generation (every record of the database becomes
-    /// unreachable) and announces the removal with the new generation; returns it.
+    /// unreachable) and announces the removal with the new generation; returns it and the
+    /// entry's sequence number.
     static let publishBulk = prologue + """
         counter(KEYS[1])
         stream(KEYS[2])
@@ -76,7 +78,7 @@ enum RedisScripts {
         local g = redis.call('GET', KEYS[3])
         local n = redis.call('GET', KEYS[1])
         redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'o', ARGV[2], 'd', ARGV[3], 'g', g, 'x', ARGV[4])
-        return g
+        return {g, n}
         """
 
     /// KEYS: the epoch, the database's generation, the sequence counter, the stream. ARGV: a

@@ -100,11 +100,12 @@ public final class RedisTier: SharedTier, Sendable {
         self.streamLength = streamLength
         self.fetchLockLifetime = TimeBounds.wait(fetchLockLifetime)
         registry = AttachedDatabases()
+        let published = PublishedSequence()
         publisher = RedisPublisher(
             pool: pool, keys: keys, streamLength: streamLength, registry: registry, metrics: metrics,
-            logger: logger, waitLimit: endpoint.commandTimeout * 2)
+            logger: logger, waitLimit: endpoint.commandTimeout * 2, published: published)
         reader = InvalidationReader(
-            endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger)
+            endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger, published: published)
         reader.start()
     }
 

@@ -392,4 +392,33 @@ struct FleetAttackTests {
                 return try c.value("p:2") == "again"
             } != nil)
     }
+
+    /// Redis goes back to an older snapshot while every node's reader lagged behind the writes
+    /// after it (here: `XREAD` refused by an ACL, while publications go on). No reader read
+    /// past the snapshot's counter, so only the writer's own publications tell it went back.
+    @Test func aRestoreWhileEveryReaderLaggedIsStillNoticedByTheWriter() throws {
+        let server = try RedisServer(persistent: true)
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        try a.store.set(Profile(value: "v1"), forKey: "removed")
+        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
+        try server.command(["SAVE"])
+        try server.command(["ACL", "SETUSER", "default", "-xread"])
+        // The readers' blocked XREADs return (within 500 ms); the next ones are refused.
+        #expect(
+            try timeUntil {
+                let info = try server.command(["INFO", "clients"]).text ?? ""
+                return info.contains("blocked_clients:0")
+            } != nil)
+        try a.store.set(Profile(value: "v2"), forKey: "k")
+        try a.store.removeObject(forKey: "removed")
+        // A restart from the snapshot (ACLs are not in it: the readers read again).
+        server.kill()
+        try server.start()
+        #expect(
+            try timeUntil(within: .seconds(10)) {
+                try [a, b].allSatisfy { try $0.value("k") != "v1" && $0.value("removed") == nil }
+            } != nil)
+    }
 }
