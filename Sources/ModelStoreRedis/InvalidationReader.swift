@@ -7,28 +7,47 @@ import ModelStore
 /// from the last entry it saw), and drops locally what other processes' writes named.
 ///
 /// It never loses an invalidation silently. Every entry carries the next number of one counter;
-/// a number skipped (entries trimmed past this reader, or the counter gone with a Redis that
-/// restarted empty), an epoch key that changed or vanished, or an entry it cannot read, all mean
-/// it cannot know what it missed: it then clears the local tiers of every attached database.
+/// a number skipped (entries trimmed past this reader), an epoch key that changed or vanished
+/// (Redis restarted empty or was flushed), or an entry it cannot read, all mean it cannot know
+/// what it missed: it then clears the local tiers of every attached database. A counter that went
+/// back (Redis restarted from an older snapshot, or the counter was deleted) means more: the
+/// records in Redis may be older than writes the fleet already saw, so it also replaces the
+/// epoch, which every record key carries, making every record in Redis unreachable for every node.
 final class InvalidationReader: Sendable {
     private let endpoint: RedisEndpoint
     private let keys: RedisKeys
-    private let node: String
     private let registry: AttachedDatabases
     private let metrics: RedisTierMetrics
     private let logger: Logger
+    private let published: PublishedSequence
     private let stopped = Guarded(false)
+    private let progress = Guarded(Progress())
+    private let progressed = NSCondition()
 
-    /// How long one `XREAD` blocks; between two, the epoch is checked.
+    /// How long one `XREAD` blocks; between two, the epoch and the counter are checked.
     static let blockMilliseconds = 500
+    /// The largest sequence number a reader takes: beyond it, an entry is another program's.
+    static let largestSequence: Int64 = 1 << 60
+
+    /// How far the reader has come since it started.
+    private struct Progress {
+        /// Connection attempts that failed.
+        var failedConnections = 0
+        /// Whether the reader has had a position in the stream once.
+        var isFollowing = false
+        /// Whether its first attempt to follow the stream is over (followed or failed).
+        var isSettled = false
+        /// The sequence number of the last entry read (tests wait for it to reach the counter).
+        var lastSequence: Int64 = 0
+    }
 
     init(
-        endpoint: RedisEndpoint, keys: RedisKeys, node: String, registry: AttachedDatabases,
-        metrics: RedisTierMetrics, logger: Logger
+        endpoint: RedisEndpoint, keys: RedisKeys, registry: AttachedDatabases,
+        metrics: RedisTierMetrics, logger: Logger, published: PublishedSequence
     ) {
+        self.published = published
         self.endpoint = endpoint
         self.keys = keys
-        self.node = node
         self.registry = registry
         self.metrics = metrics
         self.logger = logger
@@ -40,23 +59,69 @@ final class InvalidationReader: Sendable {
         thread.start()
     }
 
+    /// Stops following the stream. From now on no record is taken from Redis
+    /// (``awaitFollowing(limit:)`` says no at once): nothing would drop it when it is overwritten.
     func stop() {
         stopped.withLock { $0 = true }
+        update {
+            $0.isFollowing = false
+            $0.isSettled = true
+        }
     }
 
     private var isStopped: Bool { stopped.withLock { $0 } }
+
+    /// Connection attempts that failed since the reader started.
+    var failedConnections: Int { progress.withLock { $0.failedConnections } }
+    /// Whether the reader has had a position in the stream once.
+    var isFollowing: Bool { progress.withLock { $0.isFollowing } }
+    /// The sequence number of the last entry the reader has read and applied.
+    var lastSequence: Int64 { progress.withLock { $0.lastSequence } }
+
+    /// Whether records may be taken from Redis: only once the reader follows the stream, since it
+    /// starts at the stream's end, and a record read before that position could be overwritten
+    /// by an entry before it, which the reader never sees. Waits for the reader's first attempt
+    /// (at most `limit`), never for later ones: while Redis is down at start, a miss at once.
+    func awaitFollowing(limit: Duration) -> Bool {
+        if isFollowing { return true }
+        let deadline = Date().addingTimeInterval(TimeBounds.seconds(limit))
+        progressed.lock()
+        defer { progressed.unlock() }
+        while true {
+            let (following, settled) = progress.withLock { ($0.isFollowing, $0.isSettled) }
+            if following { return true }
+            if settled || !progressed.wait(until: deadline) { return progress.withLock { $0.isFollowing } }
+        }
+    }
+
+    private func update(_ change: (inout Progress) -> Void) {
+        progressed.lock()
+        progress.withLock(change)
+        progressed.broadcast()
+        progressed.unlock()
+    }
 
     /// Where the reader is in the stream.
     private struct Position {
         var id: [UInt8]
         var sequence: Int64
         var epoch: [UInt8]
+        /// When the epoch and counter were last checked: at least every `blockMilliseconds`,
+        /// also while entries keep coming (else a replaced epoch goes unnoticed under traffic).
+        var checkedAt = ContinuousClock.now
     }
 
     private func run() {
         var position: Position? = nil
         var failures = 0
         while !isStopped {
+            if failures > 0 {
+                // After any failure, connecting or reading: a damaged key that fails every read
+                // must not turn this thread into a loop of reconnections.
+                let backoff = min(RedisPool.longestBackoff, .milliseconds(50) * (1 << min(failures - 1, 10)))
+                Thread.sleep(forTimeInterval: TimeBounds.seconds(backoff))
+                if isStopped { return }
+            }
             let connection: RedisConnection
             do {
                 connection = try RedisConnection(endpoint)
@@ -64,18 +129,28 @@ final class InvalidationReader: Sendable {
                 if failures > 0 { metrics.reconnects.increment() }
             } catch {
                 failures += 1
+                update {
+                    $0.failedConnections += 1
+                    $0.isSettled = true
+                }
                 metrics.errors.increment()
-                let backoff = min(RedisPool.longestBackoff, .milliseconds(50) * (1 << min(failures - 1, 10)))
-                Thread.sleep(forTimeInterval: TimeBounds.seconds(backoff))
                 continue
             }
             do throws(RedisFailure) {
                 position = try resume(from: position, on: connection)
-                failures = 0
+                // Not after a stop (which may have come while this connection resumed).
+                update {
+                    $0.isFollowing = !isStopped
+                    $0.isSettled = true
+                }
                 while !isStopped, let current = position {
-                    position = try readOnce(from: current, on: connection)
+                    let next = try readOnce(from: current, on: connection)
+                    position = next
+                    progress.withLock { $0.lastSequence = next.sequence }
+                    failures = 0
                 }
             } catch {
+                update { $0.isSettled = true }
                 guard !isStopped else { return }
                 failures += 1
                 metrics.errors.increment()
@@ -84,46 +159,80 @@ final class InvalidationReader: Sendable {
         }
     }
 
-    /// After a (re)connection: checks the epoch; starts at the stream's end on the first
-    /// connection (attaching cleared the local tiers), else where it was.
+    /// After a (re)connection: checks the epoch and the counter; starts at the stream's end on
+    /// the first connection (attaching cleared the local tiers, and no record is taken from
+    /// Redis before this: ``awaitFollowing(limit:)``), else where it was.
     private func resume(from position: Position?, on connection: RedisConnection) throws(RedisFailure) -> Position {
+        guard let position else { return try end(on: connection, epoch: try currentEpoch(on: connection)) }
+        return try checked(position, on: connection)
+    }
+
+    /// `position` if Redis still holds what it was read from; else, after clearing, the end of
+    /// the stream Redis holds now.
+    private func checked(_ position: Position, on connection: RedisConnection) throws(RedisFailure) -> Position {
         let epoch = try currentEpoch(on: connection)
-        if var position {
-            guard position.epoch == epoch else {
-                clearAll("Redis restarted empty or was flushed (its epoch changed)")
-                return try end(on: connection, epoch: epoch)
-            }
-            position.epoch = epoch
-            return position
+        guard epoch == position.epoch else {
+            clearAll("Redis restarted empty or was flushed (its epoch changed)")
+            return try end(on: connection, epoch: epoch)
         }
+        var position = position
+        position.checkedAt = ContinuousClock.now
+        let counter = try connection.command([Array("GET".utf8), keys.sequence])
+        // Missing: the counter is gone (deleted, or the epoch survived a loss); not a number: a
+        // publication replaces it, and its entry then shows the counter went back.
+        let current: Int64? = counter == .null ? 0 : counter.integer
+        // The highest number seen: read from the stream, or returned to this process's own
+        // publications (which this reader may not have read yet).
+        let seen = max(position.sequence, published.value)
+        if let current, current < seen {
+            return try rolledBack(on: connection, "the sequence counter went back (\(current) after \(seen))")
+        }
+        return position
+    }
+
+    /// Redis's data went back in time (restored from an older snapshot, or its counter was
+    /// deleted): records in it may predate writes the fleet saw. A new epoch makes every record
+    /// key unreachable for every node (each sees the epoch change and clears); this one clears now.
+    private func rolledBack(on connection: RedisConnection, _ reason: String) throws(RedisFailure) -> Position {
+        let epoch = try currentEpoch(on: connection, replacing: true)
+        clearAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)")
         return try end(on: connection, epoch: epoch)
     }
 
-    /// The epoch, created if missing: a random value that lives as long as Redis's data does.
-    private func currentEpoch(on connection: RedisConnection) throws(RedisFailure) -> [UInt8] {
-        let fresh = Array(UUID().uuidString.utf8)
-        let replies = try connection.pipeline([
-            [Array("SET".utf8), keys.epoch, fresh, Array("NX".utf8)], [Array("GET".utf8), keys.epoch],
+    /// The epoch, created if missing, replaced if it is not a short string (another client's
+    /// value), or replaced in any case when `replacing`: a random value that lives as long as
+    /// Redis's data does.
+    private func currentEpoch(on connection: RedisConnection, replacing: Bool = false) throws(RedisFailure) -> [UInt8] {
+        let reply = try connection.command([
+            Array("EVAL".utf8), Array(RedisScripts.epoch.utf8), Array("1".utf8), keys.epoch,
+            Array(UUID().uuidString.utf8), Array((replacing ? "1" : "0").utf8),
         ])
-        guard let epoch = replies[1].bytes else {
-            throw RedisFailure(description: "could not read the epoch: \(replies)", brokeConnection: false)
+        guard let epoch = reply.bytes, !epoch.isEmpty else {
+            throw RedisFailure(description: "could not read the epoch: \(reply)", brokeConnection: false)
         }
         return epoch
     }
 
-    /// The position just after the stream's last entry.
+    /// The position just after the stream's last entry, numbered by the counter (the one
+    /// authority: the last entry may be another client's, numbered anything, and starting from
+    /// a number above the counter would make every later check find the counter "gone back").
     private func end(on connection: RedisConnection, epoch: [UInt8]) throws(RedisFailure) -> Position {
         let replies = try connection.pipeline([
             [Array("XREVRANGE".utf8), keys.stream, Array("+".utf8), Array("-".utf8), Array("COUNT".utf8), Array("1".utf8)],
             [Array("GET".utf8), keys.sequence],
         ])
-        if case .array(let entries) = replies[0], let last = entries.first, let entry = Entry(last) {
-            return Position(id: entry.id, sequence: entry.sequence, epoch: epoch)
+        let counter = replies[1].integer.flatMap { (0...Self.largestSequence).contains($0) ? $0 : nil } ?? 0
+        // Starting again from the counter: what this process published before is of data it has
+        // just cleared (a new epoch, a counter gone back) or that this position already covers.
+        published.reset()
+        var id = Array("0-0".utf8)
+        if case .array(let entries) = replies[0], case .array(let parts)? = entries.first, let last = parts.first?.bytes {
+            id = last
         }
-        return Position(id: Array("0-0".utf8), sequence: replies[1].integer ?? 0, epoch: epoch)
+        return Position(id: id, sequence: counter, epoch: epoch)
     }
 
-    /// One blocking read: applies what it returns, or checks the epoch when nothing came.
+    /// One blocking read: applies what it returns, or checks the epoch and counter when nothing came.
     private func readOnce(from position: Position, on connection: RedisConnection) throws(RedisFailure) -> Position {
         let reply = try connection.command([
             Array("XREAD".utf8), Array("COUNT".utf8), Array("512".utf8), Array("BLOCK".utf8),
@@ -132,12 +241,7 @@ final class InvalidationReader: Sendable {
         var position = position
         switch reply {
         case .null:
-            let epoch = try currentEpoch(on: connection)
-            if epoch != position.epoch {
-                clearAll("Redis restarted empty or was flushed (its epoch changed)")
-                return try end(on: connection, epoch: epoch)
-            }
-            return position
+            return try checked(position, on: connection)
         case .array(let streams):
             guard case .array(let stream)? = streams.first, stream.count == 2, case .array(let entries) = stream[1] else {
                 throw RedisFailure(description: "an XREAD reply ModelStoreRedis cannot read", brokeConnection: false)
@@ -148,33 +252,58 @@ final class InvalidationReader: Sendable {
                     if case .array(let fields) = raw, let id = fields.first?.bytes { position.id = id }
                     continue
                 }
+                if entry.sequence <= position.sequence {
+                    return try rolledBack(
+                        on: connection, "entry \(entry.sequence) after \(position.sequence): the counter went back")
+                }
                 if entry.sequence != position.sequence + 1 {
                     clearAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))")
                 }
                 position.id = entry.id
                 position.sequence = entry.sequence
-                guard entry.node != node else { continue }
                 apply(entry)
+            }
+            if ContinuousClock.now - position.checkedAt >= .milliseconds(Self.blockMilliseconds) {
+                return try checked(position, on: connection)
             }
             return position
         case .error(let message):
+            // The stream's key holds another type (another client wrote it): entries it held are
+            // lost. Deleted here, so the next publication starts a new stream.
+            if message.hasPrefix("WRONGTYPE"),
+                case .integer(1) = try connection.command([
+                    Array("EVAL".utf8), Array(RedisScripts.repairStream.utf8), Array("1".utf8), keys.stream,
+                ])
+            {
+                clearAll("the invalidation stream's key held another Redis type; deleted it")
+                return position
+            }
             throw RedisFailure(description: message, brokeConnection: false)
         default:
             throw RedisFailure(description: "an XREAD reply ModelStoreRedis cannot read", brokeConnection: false)
         }
     }
 
+    /// Applies `entry` to every attachment of its database but the one that published it.
     private func apply(_ entry: Entry) {
-        guard let attachment = registry.attachment(named: entry.database) else { return }
+        for attachment in registry.attachments(named: entry.database) where attachment.origin != entry.origin {
+            apply(entry, to: attachment)
+        }
+    }
+
+    private func apply(_ entry: Entry, to attachment: RedisAttachment) {
         metrics.invalidationsReceived.increment()
         guard let invalidation = InvalidationMessage.decode(entry.payload) else {
             metrics.localClears.increment()
             logger.warning("An invalidation could not be read; clearing the database's local tiers",
                 metadata: ["database": "\(entry.database)"])
+            attachment.forgetGeneration()
             attachment.database.clearLocalTiers()
             return
         }
-        if let generation = entry.generation { attachment.noteGeneration(generation) }
+        // A bulk removal raised the generation: read it again from Redis, the one place that
+        // holds it (an entry's own number could be another client's).
+        if entry.isBulk { attachment.forgetGeneration() }
         attachment.database.apply(invalidation)
     }
 
@@ -187,13 +316,14 @@ final class InvalidationReader: Sendable {
         }
     }
 
-    /// One stream entry: `n`, `o` (node), `d` (database), `g` (generation, bulk only), `x` (payload).
+    /// One stream entry: `n`, `o` (origin), `d` (database), `g` (generation, bulk only), `x` (payload).
     private struct Entry {
         var id: [UInt8]
         var sequence: Int64
-        var node: String
+        /// `o`: the node and the publishing attachment's serial (`<node>#<serial>`).
+        var origin: String
         var database: String
-        var generation: Int64?
+        var isBulk: Bool
         var payload: [UInt8]
 
         init?(_ reply: RedisReply) {
@@ -205,14 +335,17 @@ final class InvalidationReader: Sendable {
                 guard let name = fields[index].text, let value = fields[index + 1].bytes else { return nil }
                 values[name] = value
             }
+            // A number out of range is not one of the tier's: taking it would make the next
+            // expected number overflow.
             guard let sequence = values["n"].flatMap({ Int64(String(decoding: $0, as: UTF8.self)) }),
+                (1...InvalidationReader.largestSequence).contains(sequence),
                 let node = values["o"], let database = values["d"], let payload = values["x"]
             else { return nil }
             self.id = id
             self.sequence = sequence
-            self.node = String(decoding: node, as: UTF8.self)
+            origin = String(decoding: node, as: UTF8.self)
             self.database = String(decoding: database, as: UTF8.self)
-            generation = values["g"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) }
+            isBulk = !(values["g"] ?? []).isEmpty
             self.payload = payload
         }
     }

@@ -8,53 +8,74 @@ import Tracing
 final class RedisAttachment: SharedTierAttachment, Sendable {
     let tier: RedisTier
     let database: SharedTierDatabase
-    /// The database's generation as last read or announced; nil: not known yet.
-    private let knownGeneration = Guarded<Int64?>(nil)
-    /// Set when the database closes in this process: its queued publications are dropped, since
-    /// its records can no longer be read (publishing "none" would remove them from the fleet).
+    /// The epoch and the database's generation as last read (or raised by this process's bulk
+    /// removal); nil: not known yet, read from Redis at the next use.
+    private let knownGeneration = Guarded<RedisGeneration?>(nil)
+    /// Set when the database closes in this process: its queued publications still go out, as
+    /// removals (its records can no longer be read). Dropping them would leave the other nodes
+    /// with the values this process overwrote while Redis was unreachable.
     private let detached = Guarded(false)
 
     var isDetached: Bool { detached.withLock { $0 } }
 
+    /// Who published an entry, as the stream says it: the node and this attachment's serial.
+    let origin: String
+
     init(tier: RedisTier, database: SharedTierDatabase) {
         self.tier = tier
         self.database = database
+        origin = "\(tier.node)#\(tier.registry.nextSerial())"
     }
 
     private var name: String { database.name }
 
-    /// The generation record keys carry, read from Redis when not known; nil if Redis cannot say.
-    func generation() -> Int64? {
+    /// The epoch and generation record keys carry, read from Redis when not known (the script
+    /// creates a missing epoch and repairs a damaged one, and a damaged generation: see
+    /// ``RedisScripts/readGeneration``); nil if Redis cannot say.
+    func generation() -> RedisGeneration? {
         if let known = knownGeneration.withLock({ $0 }) { return known }
-        let key = tier.keys.generation(database: name)
-        guard case .success(let reply) = tier.pool.run({ connection in try connection.command([Array("GET".utf8), key]) })
-        else { return nil }
-        let generation: Int64
-        switch reply {
-        case .null: generation = 0
-        default:
-            guard let value = reply.integer else { return nil }
-            generation = value
+        let keys = tier.keys
+        let arguments: [[UInt8]] = [
+            Array("EVAL".utf8), Array(RedisScripts.readGeneration.utf8), Array("4".utf8), keys.epoch,
+            keys.generation(database: name), keys.sequence, keys.stream, Array(UUID().uuidString.utf8),
+            Array(String(tier.streamLength).utf8), Array(name.utf8), InvalidationMessage.encode(.database),
+            Array(origin.utf8),
+        ]
+        let result = tier.pool.run { connection in try connection.command(arguments) }
+        guard case .success(.array(let parts)) = result, parts.count == 2, let epoch = parts[0].bytes, !epoch.isEmpty,
+            let number = parts[1].integer
+        else {
+            if case .success(let reply) = result {
+                tier.metrics.errors.increment()
+                tier.logger.warning("Could not read a database's generation", metadata: ["reply": "\(reply)"])
+            }
+            return nil
         }
+        let read = RedisGeneration(epoch: epoch, number: number)
         return knownGeneration.withLock { known in
-            // A newer one announced meanwhile wins.
-            let current = max(known ?? generation, generation)
-            known = current
-            return current
+            // A higher one noted meanwhile (this process's bulk removal) wins.
+            if let current = known, current.epoch == read.epoch, current.number > read.number { return current }
+            known = read
+            return read
         }
     }
 
-    /// Takes a generation announced in the stream (or returned by this process's bulk removal).
-    func noteGeneration(_ generation: Int64) {
-        knownGeneration.withLock { $0 = max($0 ?? generation, generation) }
+    /// Takes the generation this process's bulk removal raised, in the epoch it knows.
+    func noteGeneration(_ number: Int64) {
+        knownGeneration.withLock { known in
+            guard var current = known else { return }
+            current.number = max(current.number, number)
+            known = current
+        }
     }
 
-    /// Forgets the generation (Redis restarted empty: it starts again from nothing).
+    /// Forgets the epoch and generation (Redis's data changed under it, or a bulk removal raised
+    /// the generation): the next use reads them from Redis.
     func forgetGeneration() {
         knownGeneration.withLock { $0 = nil }
     }
 
-    func recordKey(_ key: SharedTierKey, generation: Int64) -> [UInt8] {
+    func recordKey(_ key: SharedTierKey, generation: RedisGeneration) -> [UInt8] {
         tier.keys.record(database: name, generation: generation, key: key)
     }
 
@@ -64,7 +85,8 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         withSpan("ModelStoreRedis.get", ofKind: .client) { span in
             span.attributes["db.system"] = "redis"
             span.attributes["modelstore.database"] = name
-            guard let generation = generation() else {
+            // No record before the invalidation reader follows the stream (it starts at its end).
+            guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation() else {
                 tier.metrics.misses.increment()
                 return nil
             }
@@ -120,12 +142,13 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         let token = UUID().uuidString
         let lockKey = tier.keys.lock(database: name, key: key)
         let milliseconds = max(1, nanoseconds(min(lifetime, tier.fetchLockLifetime)) / 1_000_000)
+        let longest = max(1, nanoseconds(tier.fetchLockLifetime) / 1_000_000)
         let result = withSpan("ModelStoreRedis.lock", ofKind: .client) { span in
             span.attributes["modelstore.database"] = name
             return tier.pool.run { connection in
                 try connection.command(
-                    [Array("SET".utf8), lockKey, Array(token.utf8), Array("NX".utf8), Array("PX".utf8),
-                     Array(String(milliseconds).utf8)])
+                    [Array("EVAL".utf8), Array(RedisScripts.lock.utf8), Array("1".utf8), lockKey, Array(token.utf8),
+                     Array(String(milliseconds).utf8), Array(String(longest).utf8)])
             }
         }
         switch result {

@@ -4,9 +4,10 @@ import ModelStore
 ///
 /// Injective: after the prefix, one letter says what a key is (`r` a record, `l` a fetch lock,
 /// `g` a database's generation, `s` the invalidation stream, `n` its sequence counter, `e` the
-/// epoch); every name is written with its length in front (`3:abc`), and a record key ends
-/// with `c` and the collection's name (also with its length) or `d` for the store's own keys,
-/// then the key's bytes. So no two (database, generation, collection, key) share a Redis key,
+/// epoch); every name is written with its length in front (`3:abc`), a record key carries the
+/// epoch and the database's generation (both length-prefixed) and ends with `c` and the
+/// collection's name (also with its length) or `d` for the store's own keys, then the key's
+/// bytes. So no two (database, epoch, generation, collection, key) share a Redis key,
 /// whatever bytes the names hold (`:`, `/`, NUL, either Unicode normalisation, any length):
 /// database `a` with collection `b:c` is `r1:a…c3:b:c`, database `a:b` with collection `c` is
 /// `r3:a:b…c1:c`.
@@ -23,9 +24,9 @@ struct RedisKeys: Sendable {
         prefix + [UInt8(ascii: "g")] + Self.lengthPrefixed(Array(database.utf8))
     }
 
-    func record(database: String, generation: Int64, key: SharedTierKey) -> [UInt8] {
-        prefix + [UInt8(ascii: "r")] + Self.lengthPrefixed(Array(database.utf8))
-            + Self.lengthPrefixed(Array(String(generation).utf8)) + Self.keyPart(key)
+    func record(database: String, generation: RedisGeneration, key: SharedTierKey) -> [UInt8] {
+        prefix + [UInt8(ascii: "r")] + Self.lengthPrefixed(Array(database.utf8)) + Self.lengthPrefixed(generation.epoch)
+            + Self.lengthPrefixed(Array(String(generation.number).utf8)) + Self.keyPart(key)
     }
 
     func lock(database: String, key: SharedTierKey) -> [UInt8] {
@@ -42,4 +43,12 @@ struct RedisKeys: Sendable {
     static func lengthPrefixed(_ bytes: [UInt8]) -> [UInt8] {
         Array(String(bytes.count).utf8) + [UInt8(ascii: ":")] + bytes
     }
+}
+
+/// What a record key carries besides its names: the epoch of Redis's data (replaced when Redis
+/// goes back in time, so no record from before is reachable) and the database's generation
+/// (raised by a bulk removal, so none of the database's records from before is reachable).
+struct RedisGeneration: Sendable, Equatable {
+    var epoch: [UInt8]
+    var number: Int64
 }

@@ -17,12 +17,12 @@ import Tracing
 final class RedisPublisher: Sendable {
     private let pool: RedisPool
     private let keys: RedisKeys
-    private let node: [UInt8]
     private let streamLength: [UInt8]
     private let registry: AttachedDatabases
     private let metrics: RedisTierMetrics
     private let logger: Logger
     private let waitLimit: Duration
+    private let published: PublishedSequence
     private let queue = DispatchQueue(label: "ModelStoreRedis.publisher")
     private let condition = NSCondition()
     private let state = Guarded(State())
@@ -48,12 +48,12 @@ final class RedisPublisher: Sendable {
     }
 
     init(
-        pool: RedisPool, keys: RedisKeys, node: String, streamLength: Int, registry: AttachedDatabases,
-        metrics: RedisTierMetrics, logger: Logger, waitLimit: Duration
+        pool: RedisPool, keys: RedisKeys, streamLength: Int, registry: AttachedDatabases,
+        metrics: RedisTierMetrics, logger: Logger, waitLimit: Duration, published: PublishedSequence
     ) {
+        self.published = published
         self.pool = pool
         self.keys = keys
-        self.node = Array(node.utf8)
         self.streamLength = Array(String(streamLength).utf8)
         self.registry = registry
         self.metrics = metrics
@@ -156,28 +156,31 @@ final class RedisPublisher: Sendable {
 
     /// Publishes one database's queued work; returns what is left when Redis failed.
     private func publish(_ work: Pending, of attachment: RedisAttachment) -> Pending? {
-        guard !attachment.isDetached else { return nil }
         let name = Array(attachment.database.name.utf8)
+        let node = Array(attachment.origin.utf8)
         for (index, invalidation) in work.bulk.enumerated() {
             let generationKey = keys.generation(database: attachment.database.name)
             let payload = InvalidationMessage.encode(invalidation)
             let result = withSpan("ModelStoreRedis.publish", ofKind: .client) { _ in
-                pool.run { [keys, node, streamLength] connection in
+                pool.run { [keys, streamLength] connection in
                     try connection.command(
                         [Array("EVAL".utf8), Array(RedisScripts.publishBulk.utf8), Array("3".utf8), keys.sequence,
                          keys.stream, generationKey, streamLength, node, name, payload])
                 }
             }
-            guard case .success(let reply) = result, let generation = reply.integer else {
+            guard case .success(.array(let parts)) = result, parts.count == 2, let generation = parts[0].integer,
+                let sequence = parts[1].integer
+            else {
                 return remainder(work, fromBulk: index)
             }
+            published.note(sequence)
             attachment.noteGeneration(generation)
             metrics.invalidationsSent.increment()
         }
         var start = 0
         while start < work.keys.count {
             let chunk = Array(work.keys[start..<min(start + Self.chunkSize, work.keys.count)])
-            guard publish(keys: chunk, of: attachment, name: name) else {
+            guard publish(keys: chunk, of: attachment, name: name, node: node) else {
                 var rest = Pending()
                 Self.add(.keys(Array(work.keys[start...])), to: &rest)
                 return rest
@@ -196,7 +199,7 @@ final class RedisPublisher: Sendable {
 
     /// Stores each key's current local record in Redis (or removes it), and announces the keys,
     /// in one script.
-    private func publish(keys chunk: [SharedTierKey], of attachment: RedisAttachment, name: [UInt8]) -> Bool {
+    private func publish(keys chunk: [SharedTierKey], of attachment: RedisAttachment, name: [UInt8], node: [UInt8]) -> Bool {
         guard let generation = attachment.generation() else { return false }
         var arguments: [[UInt8]] = [
             Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(chunk.count + 2).utf8),
@@ -204,11 +207,12 @@ final class RedisPublisher: Sendable {
         ]
         var values: [[UInt8]] = []
         values.reserveCapacity(chunk.count * 2)
-        // Closed meanwhile: a record read as missing now says nothing about the fleet's.
-        guard !attachment.isDetached else { return true }
+        // Closed meanwhile: its records cannot be read any more, so each key is published as a
+        // removal (a miss on the other nodes, never a value this process overwrote).
+        let detached = attachment.isDetached
         for key in chunk {
             arguments.append(attachment.recordKey(key, generation: generation))
-            if let record = attachment.database.currentRecord(for: key) {
+            if !detached, let record = attachment.database.currentRecord(for: key) {
                 values.append(record.bytes)
                 let milliseconds = record.remainingLifetime.map { max(1, nanoseconds($0) / 1_000_000) } ?? 0
                 values.append(Array(String(milliseconds).utf8))
@@ -231,6 +235,7 @@ final class RedisPublisher: Sendable {
             }
             return false
         }
+        if let sequence = reply.integer { published.note(sequence) }
         metrics.writes.increment(by: Int64(chunk.count))
         metrics.invalidationsSent.increment()
         return true

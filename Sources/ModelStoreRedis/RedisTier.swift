@@ -31,7 +31,8 @@ public final class RedisTier: SharedTier, Sendable {
     let pool: RedisPool
     let metrics: RedisTierMetrics
     let logger: Logger
-    /// This process's name in the stream, so it skips its own invalidations.
+    /// This process's name in the stream; each attachment adds its serial (`#<serial>`), so it
+    /// skips its own invalidations and no other.
     let node: String
     /// How many entries the stream keeps (approximately): a process disconnected for longer
     /// than that many writes clears its local tiers when it comes back.
@@ -40,7 +41,7 @@ public final class RedisTier: SharedTier, Sendable {
     let fetchLockLifetime: Duration
     let publisher: RedisPublisher
     let registry: AttachedDatabases
-    private let reader: InvalidationReader
+    let reader: InvalidationReader
 
     /// A tier over the Redis server at `host`:`port`, under keys that start with `keyPrefix`.
     /// Nothing connects yet: the first read or write does, and an unreachable Redis is never an
@@ -99,11 +100,12 @@ public final class RedisTier: SharedTier, Sendable {
         self.streamLength = streamLength
         self.fetchLockLifetime = TimeBounds.wait(fetchLockLifetime)
         registry = AttachedDatabases()
+        let published = PublishedSequence()
         publisher = RedisPublisher(
-            pool: pool, keys: keys, node: node, streamLength: streamLength, registry: registry, metrics: metrics,
-            logger: logger, waitLimit: endpoint.commandTimeout * 2)
+            pool: pool, keys: keys, streamLength: streamLength, registry: registry, metrics: metrics,
+            logger: logger, waitLimit: endpoint.commandTimeout * 2, published: published)
         reader = InvalidationReader(
-            endpoint: endpoint, keys: keys, node: node, registry: registry, metrics: metrics, logger: logger)
+            endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger, published: published)
         reader.start()
     }
 
@@ -111,8 +113,10 @@ public final class RedisTier: SharedTier, Sendable {
         reader.stop()
     }
 
-    /// Stops reading invalidations and closes the tier's connections. Stores that still use the
-    /// tier keep working from their local tiers only. Call it when the program shuts down.
+    /// Stops reading invalidations and closes the tier's idle connections. Stores that still use
+    /// the tier keep working from their local tiers: they no longer read records from Redis
+    /// (nothing would tell them when one is overwritten), while their writes are still published,
+    /// so that no other node keeps a value they overwrote. Call it when the program shuts down.
     public func shutdown() {
         reader.stop()
         pool.closeIdle()
@@ -135,21 +139,37 @@ public final class RedisTier: SharedTier, Sendable {
     }
 }
 
-/// The databases attached to one tier in this process, by name, and their generations.
+/// The databases attached to one tier in this process, by name. One name may have several
+/// attachments: stores of one name in different directories are local copies of one fleet
+/// database, and each hears of the others' writes through the stream like another node's.
 final class AttachedDatabases: Sendable {
-    private let state = Guarded<[String: RedisAttachment]>([:])
+    private let state = Guarded<[String: [RedisAttachment]]>([:])
+    private let serials = Guarded<UInt64>(0)
+
+    /// A number no other attachment of this tier has had: it tells this process's attachments
+    /// apart in the stream (`<node>#<serial>`).
+    func nextSerial() -> UInt64 {
+        serials.withLock { serial in
+            serial += 1
+            return serial
+        }
+    }
 
     func add(_ attachment: RedisAttachment) {
-        state.withLock { $0[attachment.database.name] = attachment }
+        state.withLock { $0[attachment.database.name, default: []].append(attachment) }
     }
 
     func remove(_ attachment: RedisAttachment) {
-        state.withLock { if $0[attachment.database.name] === attachment { $0[attachment.database.name] = nil } }
+        state.withLock { state in
+            let name = attachment.database.name
+            state[name]?.removeAll { $0 === attachment }
+            if state[name]?.isEmpty == true { state[name] = nil }
+        }
     }
 
-    func attachment(named name: String) -> RedisAttachment? {
-        state.withLock { $0[name] }
+    func attachments(named name: String) -> [RedisAttachment] {
+        state.withLock { $0[name] ?? [] }
     }
 
-    var all: [RedisAttachment] { state.withLock { Array($0.values) } }
+    var all: [RedisAttachment] { state.withLock { $0.values.flatMap { $0 } } }
 }

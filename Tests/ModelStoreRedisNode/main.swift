@@ -28,9 +28,11 @@ func say(_ line: String) {
 
 // MODELSTORE_REDIS_LOCK_MS shortens the fetch lock's lifetime, for the test that kills its holder.
 let lockMilliseconds = ProcessInfo.processInfo.environment["MODELSTORE_REDIS_LOCK_MS"].flatMap { Int($0) } ?? 5_000
+// MODELSTORE_REDIS_STREAM_LENGTH shortens the stream, for the test that trims it past a paused node.
+let streamLength = ProcessInfo.processInfo.environment["MODELSTORE_REDIS_STREAM_LENGTH"].flatMap { Int($0) } ?? 100_000
 let tier = try RedisTier(
     host: "127.0.0.1", port: port, keyPrefix: arguments[3], commandTimeout: .milliseconds(500),
-    fetchLockLifetime: .milliseconds(lockMilliseconds))
+    streamLength: streamLength, fetchLockLifetime: .milliseconds(lockMilliseconds))
 var configuration = ModelStore.Configuration()
 configuration.directory = URL(fileURLWithPath: arguments[2])
 configuration.sharedTier = tier

@@ -42,9 +42,20 @@ final class FleetNode: @unchecked Sendable {
     /// arrived meanwhile, such as the stream entry of the very write that put the record there.
     func holdsLocally(_ key: String) throws -> Bool {
         try timeUntil {
+            // The entry of the write that put it in Redis would drop the copy if applied after.
+            guard caughtUp() else { return false }
             _ = try value(key)
             return try store.snapshot().object(Profile.self, forKey: key) != nil
         } != nil
+    }
+}
+
+extension FleetNode {
+    /// Whether this node's invalidation reader has read every entry the stream's counter has numbered.
+    func caughtUp() -> Bool {
+        let sequence = tier.keys.sequence
+        guard case .success(let reply) = tier.pool.run({ try $0.command([Array("GET".utf8), sequence]) }) else { return false }
+        return tier.reader.lastSequence >= (reply.integer ?? 0)
     }
 }
 
@@ -60,7 +71,8 @@ func timeUntil(within limit: Duration = .seconds(5), _ condition: () throws -> B
     return nil
 }
 
-/// The Redis key of `key` in database `database` (generation 0: no bulk removal yet).
+/// The Redis key of `key` in database `database`, with the epoch and generation `node` uses.
 func recordKey(_ node: FleetNode, database: String = "users", collection: String? = nil, _ key: String) -> [UInt8] {
-    node.tier.keys.record(database: database, generation: 0, key: SharedTierKey(collection: collection, key: key))
+    let generation = node.tier.registry.attachments(named: database).first?.generation() ?? RedisGeneration(epoch: [], number: 0)
+    return node.tier.keys.record(database: database, generation: generation, key: SharedTierKey(collection: collection, key: key))
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ModelStoreTestSupport
 import Testing
+@testable import ModelStoreRedis
 
 /// Three nodes as separate processes (`ModelStoreRedisNode`) sharing one `redis-server`.
 @Suite(.serialized, .enabled(if: RedisServer.isInstalled, "needs redis-server (scripts/install-dependencies)"))
@@ -99,5 +100,28 @@ struct FleetProcessTests {
         // It waited for the lock (1 s) to expire, not for its 20 s hard timeout.
         #expect(waited < .seconds(5), "\(waited)")
         print("After the lock holder was killed, the other process fetched after \(waited)")
+    }
+
+    /// A node process paused (SIGSTOP) while the others write enough for the stream to be
+    /// trimmed past it: when it resumes (SIGCONT) it cannot know what it missed, clears, and
+    /// never serves the value overwritten while it was paused.
+    @Test func aProcessPausedWhileTheStreamIsTrimmedPastItServesNothingStaleWhenItResumes() throws {
+        let server = try RedisServer()
+        let short = ["MODELSTORE_REDIS_STREAM_LENGTH": "10"]
+        let a = try Node(server, environment: short)
+        let b = try Node(server, environment: short)
+        #expect(a.ask("set k v1") == "ok")
+        #expect(b.ask("get k") == "v1")
+        #expect(b.ask("await k v1 1000") != "timeout")
+        let pid = b.process.process.processIdentifier
+        kill(pid, SIGSTOP)
+        #expect(a.ask("set k v2") == "ok")
+        for index in 0..<400 { #expect(a.ask("set filler\(index) x") == "ok") }
+        let length = try #require(try server.command([Array("XLEN".utf8), Array("fleet:s".utf8)]).integer)
+        #expect(length < 400, "the stream was not trimmed: \(length) entries")
+        kill(pid, SIGCONT)
+        let answer = b.ask("await k v2 5000")
+        #expect(Int(answer) != nil, "b after it resumed: \(answer)")
+        #expect(b.ask("get k") == "v2")
     }
 }

@@ -7,12 +7,14 @@ import Glibc
 #endif
 
 /// A real `redis-server` the tests start on a free loopback port, with nothing saved to disk
-/// (`--save '' --appendonly no`); killed when the value goes away, or by a watchdog when the
-/// test process dies first.
+/// (`--save '' --appendonly no`) unless it is `persistent` (then `SAVE` writes a snapshot that a
+/// restart loads); killed when the value goes away, or by a watchdog when the test process dies first.
 final class RedisServer: @unchecked Sendable {
     // @unchecked: one test drives a server at a time.
     let port: Int
     private var process: Process?
+    /// Where a persistent server keeps its snapshot (`dump.rdb`); nil: nothing on disk.
+    private let directory: TemporaryDirectory?
 
     /// Whether `redis-server` is installed (`.ci/run` and scripts/install-dependencies install it).
     static var isInstalled: Bool { path != nil }
@@ -22,7 +24,8 @@ final class RedisServer: @unchecked Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    init() throws {
+    init(persistent: Bool = false) throws {
+        directory = persistent ? TemporaryDirectory() : nil
         port = try Self.freePort()
         try start()
     }
@@ -31,7 +34,8 @@ final class RedisServer: @unchecked Sendable {
         kill()
     }
 
-    /// Starts the server (again, empty, after ``kill()``) and waits until it answers. A watchdog
+    /// Starts the server (again, after ``kill()``: empty, or from its last `SAVE` if persistent)
+    /// and waits until it answers. A watchdog
     /// shell kills it if this test process dies first, so it never outlives the run.
     func start() throws {
         guard let path = Self.path else { throw RedisServerError(message: "redis-server is not installed") }
@@ -40,7 +44,7 @@ final class RedisServer: @unchecked Sendable {
         process.arguments = [
             "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
             "--protected-mode", "yes", "--loglevel", "warning",
-        ]
+        ] + (directory.map { ["--dir", $0.url.path, "--dbfilename", "dump.rdb"] } ?? [])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process

@@ -142,7 +142,9 @@ struct SharedTierTests {
         ]
         var seen = Set<[UInt8]>()
         for (database, collection, key) in names {
-            let redisKey = keys.record(database: database, generation: 0, key: SharedTierKey(collection: collection, key: key))
+            let redisKey = keys.record(
+                database: database, generation: RedisGeneration(epoch: Array("e:1".utf8), number: 0),
+                key: SharedTierKey(collection: collection, key: key))
             #expect(seen.insert(redisKey).inserted, "\(database) \(collection ?? "-") \(key.prefix(20))")
         }
         #expect(Set(names.map { keys.lock(database: $0.0, key: SharedTierKey(collection: $0.1, key: $0.2)) }).count == names.count)
