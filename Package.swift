@@ -54,7 +54,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Spans around read-through fetches and ModelStoreRedis's Redis round trips; no-ops until the
-        // app bootstraps a tracer. Light: Tracing, Instrumentation and swift-service-context.
+        // app bootstraps a tracer. Light: three small modules and no other package.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         // Only for the ImportJob example's CSV input: a streaming RFC 4180 reader.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
@@ -109,6 +109,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
@@ -217,6 +218,8 @@ let package = Package(
             name: "ModelStoreRedisTests",
             dependencies: [
                 "ModelStore", "ModelStoreRedis", "ModelStoreRedisNode", "ModelStoreTestSupport",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings

@@ -61,9 +61,24 @@ final class RedisPublisher: Sendable {
         self.waitLimit = waitLimit
     }
 
+    /// The writer's span: from queueing its invalidation to its publication (or to giving up
+    /// waiting), in the writer's trace.
+    static let writerSpan = "ModelStoreRedis.publish"
+    /// One script call of the serial queue's; it may carry several writers' work, so it starts
+    /// a trace of its own.
+    static let roundTripSpan = "ModelStoreRedis.publish.batch"
+
     /// Queues `invalidation` of `attachment`'s database and waits for its publication, unless
     /// publications are failing (then it is kept for the retry and the writer goes on at once).
     func publish(_ invalidation: SharedTierInvalidation, for attachment: RedisAttachment) {
+        withSpan(Self.writerSpan, ofKind: .client) { span in
+            span.attributes["db.system"] = "redis"
+            span.attributes["modelstore.database"] = attachment.database.name
+            enqueueAndWait(invalidation, for: attachment)
+        }
+    }
+
+    private func enqueueAndWait(_ invalidation: SharedTierInvalidation, for attachment: RedisAttachment) {
         let (ticket, failing, start) = state.withLock { state -> (UInt64, Bool, Bool) in
             var entry = state.pending[ObjectIdentifier(attachment)] ?? (attachment, Pending())
             Self.add(invalidation, to: &entry.work)
@@ -161,7 +176,7 @@ final class RedisPublisher: Sendable {
         for (index, invalidation) in work.bulk.enumerated() {
             let generationKey = keys.generation(database: attachment.database.name)
             let payload = InvalidationMessage.encode(invalidation)
-            let result = withSpan("ModelStoreRedis.publish", ofKind: .client) { _ in
+            let result = withSpan(Self.roundTripSpan, ofKind: .client) { _ in
                 pool.run { [keys, streamLength] connection in
                     try connection.command(
                         [Array("EVAL".utf8), Array(RedisScripts.publishBulk.utf8), Array("3".utf8), keys.sequence,
@@ -224,7 +239,7 @@ final class RedisPublisher: Sendable {
         arguments += [streamLength, node, name, InvalidationMessage.encode(.keys(chunk))]
         arguments += values
         let command = arguments
-        let result = withSpan("ModelStoreRedis.publish", ofKind: .client) { span in
+        let result = withSpan(Self.roundTripSpan, ofKind: .client) { span in
             span.attributes["modelstore.keys"] = chunk.count
             return pool.run { connection in try connection.command(command) }
         }
