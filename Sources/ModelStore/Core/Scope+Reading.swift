@@ -57,7 +57,7 @@ extension Scope {
                 return false
             case .purge:
                 // Throws for an older record whose unchecked envelope is evidently damaged.
-                return try reader.mayPurgeExpired(header, key: key, keyBytes: keyBytes) && snapshot == nil
+                return try reader.mayPurgeExpired(header, record: record, key: key, keyBytes: keyBytes) && snapshot == nil
             }
         }
         if purge { try space.withPhysicalKey(key) { self.purge($0, now: now) } }
@@ -89,7 +89,10 @@ extension Scope {
         let now = reader.now()
         let timeToLive = reader.timeToLive
         let (state, purge) = try withStoredRecord(key, through: snapshot) { keyBytes, record -> (RecordState, Bool) in
-            let state = RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
+            var state = RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
+            // An encrypting store's record vouches for its expiry through its seal; one whose
+            // seal does not hold is damaged, and counts as present.
+            if state == .expired, let record, !reader.sealVouches(record, keyBytes: keyBytes) { state = .live }
             // Only a version-3 record may be deleted by a read: an older expired one reads as
             // missing without taking the write gate each time.
             return (state, state == .expired && record?.first == RecordHeader.versionThree && snapshot == nil)

@@ -86,7 +86,7 @@ extension Scope {
             let key = space.key(fromPhysical: keyBytes)
             let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
-                try reader.checkExpiredEnvelope(header, key: key, keyBytes: keyBytes)
+                try reader.checkExpiredEnvelope(header, record: record, key: key, keyBytes: keyBytes)
                 return nil
             }
             return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { record, header in
