@@ -3,7 +3,7 @@ import Foundation
 /// What a lookup does with a record whose deadline has passed.
 enum ExpiredRecords {
     /// It reads as missing. A read of the live database deletes it once its bytes vouch for it
-    /// (see ``RecordReader/mayPurgeExpired(_:key:keyBytes:)``); a snapshot's read leaves it.
+    /// (see ``RecordReader/mayPurgeExpired(_:record:key:keyBytes:)``); a snapshot's read leaves it.
     case purge
     /// It reads as missing and stays, unchecked: the read-through keeps it for its fetch's
     /// validators and its fail-safe.
