@@ -87,12 +87,9 @@ extension Scope {
     func contains(_ key: String) throws -> Bool {
         let snapshot = try self.snapshot
         let now = reader.now()
-        let timeToLive = reader.timeToLive
+        let reader = reader
         let (state, purge) = try withStoredRecord(key, through: snapshot) { keyBytes, record -> (RecordState, Bool) in
-            var state = RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
-            // An encrypting store's record vouches for its expiry through its seal; one whose
-            // seal does not hold is damaged, and counts as present.
-            if state == .expired, let record, !reader.sealVouches(record, keyBytes: keyBytes) { state = .live }
+            let state = reader.state(record, key: keyBytes, now: now)
             // Only a version-3 record may be deleted by a read: an older expired one reads as
             // missing without taking the write gate each time.
             return (state, state == .expired && record?.first == RecordHeader.versionThree && snapshot == nil)

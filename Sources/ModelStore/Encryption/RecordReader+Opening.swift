@@ -86,6 +86,17 @@ extension RecordReader {
         }
     }
 
+    /// Whether the record is missing, expired or live, judged from its envelope
+    /// (``RecordState``), for passes that do not open records (`contains`, `count`, `keys`,
+    /// index counts): an encrypting store's record whose envelope says expired but whose seal
+    /// does not hold is damaged, and a damaged record counts as present.
+    @inline(__always)
+    func state(_ record: UnsafeRawBufferPointer?, key keyBytes: UnsafeRawBufferPointer, now: Double) -> RecordState {
+        let state = RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
+        guard cipher != nil, state == .expired, let record, !sealVouches(record, keyBytes: keyBytes) else { return state }
+        return .live
+    }
+
     /// The error for a plain record in an encrypted database.
     static func unsealed(path: String, key: String, physicalKey: UnsafeRawBufferPointer) -> ModelStoreError {
         .damagedRecord(

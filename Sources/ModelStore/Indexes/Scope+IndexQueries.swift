@@ -63,7 +63,7 @@ extension Scope {
         _ keyBytes: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, reader: RecordReader, now: Double,
         space: KeySpace
     ) -> String? {
-        RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive) == .live
+        reader.state(record, key: keyBytes, now: now) == .live
             ? space.key(fromPhysical: keyBytes) : nil
     }
 
@@ -97,7 +97,7 @@ extension Scope {
 
     func indexCount(_ name: String, range: @escaping (UInt32) -> KeyRange) throws -> Int {
         let cursor = try indexCursor(name, range: range, reverse: false, limit: nil) { keyBytes, record, reader, now in
-            RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive) == .live ? () : nil
+            reader.state(record, key: keyBytes, now: now) == .live ? () : nil
         }
         var count = 0
         while try cursor.next() != nil { count += 1 }
