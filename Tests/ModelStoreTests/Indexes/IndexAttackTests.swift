@@ -138,3 +138,74 @@ struct IndexAttackTests {
         #expect(try items.count(where: "ints", equals: .int(7)) == 51)
     }
 }
+
+/// Index ids are never reused while entries of an earlier index with that id remain: a
+/// definition lost to damage (or to a repair that dropped its block) leaves its entries behind,
+/// and a new index must not answer with them.
+@Suite("Indexes: ids of lost definitions")
+struct LostDefinitionTests {
+    /// Flips a byte of the stored definition of index `name` in `space`, behind the store's back.
+    static func damageDefinition(_ store: ModelStore, name: String, in space: KeySpace) throws {
+        let key = IndexKeys.definitionKey(name: name, in: space)
+        var value = try #require(try store.database.run { engine in
+            try key.withUnsafeBytes { keyBytes in try engine.withValue(forKey: keyBytes) { $0.map { Array($0) } } }
+        })
+        value[value.count - 1] ^= 0x01
+        try store.database.write { engine in
+            try key.withUnsafeBytes { keyBytes in try value.withUnsafeBytes { try engine.put(key: keyBytes, value: $0, sync: false) } }
+        }
+    }
+
+    @Test("After a damaged definition is dropped, a new index never answers with the lost index's entries")
+    func newIndexAfterDamagedDefinition() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let posts = store.collection("posts")
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
+        try posts.set(Post(author: "ada", createdAt: Date(timeIntervalSinceReferenceDate: 0), tags: ["swift"]), forKey: "p1")
+        try Self.damageDefinition(store, name: "byAuthor", in: try KeySpace(collection: "posts"))
+        try posts.dropIndex("byAuthor")
+        try posts.defineIndex("byTag", of: Post.self, version: 1) { $0.tags.map { .string($0) } }
+        #expect(try posts.keys(where: "byTag", equals: .string("ada")).collect() == [])
+        #expect(try posts.keys(where: "byTag", equals: .string("swift")).collect() == ["p1"])
+        // An overwrite keeps the new index exact, and the lost index's entries are gone.
+        try posts.set(Post(author: "bob", createdAt: Date(timeIntervalSinceReferenceDate: 0), tags: ["c"]), forKey: "p1")
+        #expect(try posts.keys(where: "byTag", equals: .string("swift")).collect() == [])
+        #expect(try posts.keys(where: "byTag", equals: .string("c")).collect() == ["p1"])
+        #expect(try store.rawIndexKeys().entries == 1)
+    }
+
+    @Test("A definition another LevelDB client deleted leaves entries that a new index of the same name never shows")
+    func deletedDefinition() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
+        try store.set(Post(author: "ada", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "p1")
+        try store.close()
+        let reopened = try fixture.open()
+        defer { try? reopened.close() }
+        let key = IndexKeys.definitionKey(name: "byAuthor", in: .default)
+        try reopened.database.write { engine in try key.withUnsafeBytes { try engine.delete(key: $0, sync: false) } }
+        // The same name, another indexer: built from the records, it must hold only its own values.
+        try reopened.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author.uppercased())] }
+        #expect(try reopened.keys(where: "byAuthor", equals: .string("ada")).collect() == [])
+        #expect(try reopened.keys(where: "byAuthor", equals: .string("ADA")).collect() == ["p1"])
+    }
+
+    @Test("A lost definition's entries for records a new index skips (another type) are never its answers")
+    func skippedRecordsOfALostIndex() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        defer { try? store.close() }
+        try store.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
+        try store.set(Post(author: "ada", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "p1")
+        try Self.damageDefinition(store, name: "byAuthor", in: .default)
+        try store.dropIndex("byAuthor")
+        // p1 does not decode as a RichPost: the new index skips it.
+        let report = try store.defineIndex("rich", of: RichPost.self, version: 1) { [.string($0.author)] }
+        #expect(report.skipped == 1)
+        #expect(try store.keys(where: "rich", equals: .string("ada")).collect() == [])
+        #expect(try store.count(where: "rich", equals: .string("ada")) == 0)
+        #expect(try store.rawIndexKeys().entries == 0)
+    }
+}
