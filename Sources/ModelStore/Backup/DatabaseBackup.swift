@@ -74,6 +74,10 @@ enum DatabaseBackup {
             throw error
         } catch let failure as LevelDBFailure {
             throw failure.storeError(path: staged.path)
+        } catch is EngineClosed {
+            // The store's database was closed under the backup's iterator (a restore replaced it,
+            // or its last store closed): `closed`, as the store's own calls say, never `io`.
+            throw database.closedError
         } catch {
             throw .io(path: target, message: "cannot write the backup: \(error)")
         }
