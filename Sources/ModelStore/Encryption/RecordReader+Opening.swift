@@ -74,10 +74,12 @@ extension RecordReader {
     }
 
     /// ``checkSeal(_:header:key:keyBytes:)`` as a judgement, for sweeps: whether the record's
-    /// envelope may decide its deletion.
+    /// envelope may decide its deletion. A reader without a key cannot check a sealed record's
+    /// seal, so its envelope vouches for nothing there (the `modelstore` tool's `sweep` without
+    /// `--key-file` deletes no sealed record); a plain record vouches through its checksum alone.
     func sealVouches(_ record: UnsafeRawBufferPointer, keyBytes: UnsafeRawBufferPointer) -> Bool {
-        guard cipher != nil else { return true }
         guard let header = RecordHeader(parsing: record) else { return false }
+        guard cipher != nil else { return !header.isSealed }
         do {
             try checkSeal(record, header: header, key: "", keyBytes: keyBytes)
             return true
