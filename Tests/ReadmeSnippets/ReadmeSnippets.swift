@@ -301,8 +301,8 @@ extension ReadmeContext {
 
 // README.md:619 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:684
-#sourceLocation(file: "README.md", line: 685)
+// README.md:689
+#sourceLocation(file: "README.md", line: 690)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +311,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:692
-    func readmeLine692() throws {
-#sourceLocation(file: "README.md", line: 693)
+    /// README.md:697
+    func readmeLine697() throws {
+#sourceLocation(file: "README.md", line: 698)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:770
-    func readmeLine770() throws {
-#sourceLocation(file: "README.md", line: 771)
+    /// README.md:775
+    func readmeLine775() throws {
+#sourceLocation(file: "README.md", line: 776)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1224 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1231 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1250 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1257 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1286 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1293 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1323 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1330 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1347 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1354 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1417
-    func readmeLine1417() throws {
-#sourceLocation(file: "README.md", line: 1418)
+    /// README.md:1424
+    func readmeLine1424() throws {
+#sourceLocation(file: "README.md", line: 1425)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
