@@ -8,7 +8,7 @@ import Testing
 /// its seal, which only the key can check, so without `--key-file` the sweep deletes no sealed
 /// record; with it, the expired ones.
 @Suite struct EncryptedSweepCommandTests {
-    @Test("sweep without --key-file deletes no sealed record; with it, the expired ones go and the others stay")
+    @Test("sweep without --key-file is refused and deletes nothing; with it, the expired ones go and the others stay")
     func sweepNeedsTheKey() throws {
         let fixture = StoreFixture()
         var configuration = fixture.baseConfiguration
@@ -21,8 +21,8 @@ import Testing
         try store.close()
 
         let keyless = try ToolProcess.modelstore(["sweep", "vault", "--policy", "never"] + fixture.rootArguments)
-        #expect(keyless.status == 0, "\(keyless.stderr)")
-        #expect(keyless.stdout.contains("Removed 0 expired records"), "\(keyless.stdout)")
+        #expect(keyless.status == 1, "\(keyless.stdout)")
+        #expect(keyless.stderr.contains("--key-file"), "\(keyless.stderr)")
         let before = try ModelStore(name: "vault", policy: .never, configuration: configuration)
         #expect(try before.object(Book.self, forKey: "old") == EncryptedDatabaseCommandTests.book)
         try before.close()
