@@ -31,6 +31,28 @@ struct EncryptionAdoptionTests {
         try again.close()
     }
 
+    @Test("Refused opens (another key, no key, a key on a plain database with records, an unfinished re-keying) change no key or value, system records included")
+    func refusedOpensChangeNoEntry() throws {
+        let encrypted = Fixture()
+        let store = try Sealing.open(encrypted, key: Sealing.first, policy: .low)
+        try store.set(EncryptionRoundTripTests.note, forKey: "k", expiresAfter: 60, tags: ["t"])
+        try store.set(EncryptionRoundTripTests.note, forKey: "expired", expiresAfter: 1)
+        try store.close()
+        encrypted.clock.advance(by: 3_600)  // "expired" has expired: no refused open may purge it
+        let before = try RekeyAttackTests.contents(encrypted)
+        #expect(EncryptionMismatchTests.mismatch(encrypted, key: .aes256GCM(key: Sealing.second)) == .wrongKey)
+        #expect(EncryptionMismatchTests.mismatch(encrypted, key: .none) == .keyRequired)
+        #expect(try RekeyAttackTests.contents(encrypted) == before)
+
+        let plain = Fixture()
+        let plainStore = try Sealing.open(plain, key: nil)
+        try plainStore.set(1, forKey: "one")
+        try plainStore.close()
+        let plainBefore = try RekeyAttackTests.contents(plain)
+        #expect(EncryptionMismatchTests.mismatch(plain, key: .aes256GCM(key: Sealing.first)) == .notEncrypted)
+        #expect(try RekeyAttackTests.contents(plain) == plainBefore)
+    }
+
     @Test("A snapshot of a store without a key also keeps the empty database from adopting one")
     func keylessSnapshotOpen() throws {
         let fixture = Fixture()
