@@ -53,3 +53,22 @@ struct BackupEdgeTests {
         #expect(try store.count() == 10 * 4_096 + 1)
     }
 }
+
+/// A restore whose source is the very database it replaces.
+@Suite("Restore: onto its own source")
+struct RestoreOntoItselfTests {
+    @Test("Restoring a database onto its own name while this process has it open: it is closed, and the name holds every record")
+    func ontoItself() throws {
+        let fixture = Fixture()
+        let store = try fixture.openQuietly("db")
+        try store.write { batch in
+            for index in 0..<5_000 { try batch.set(User.sample("u\(index)"), forKey: "u\(index)") }
+        }
+        let source = fixture.directory.url.appendingPathComponent("db")
+        #expect(errorCase { try ModelStore.restore(from: source, named: "db", in: fixture.directory.url) } == "alreadyExists")
+        try ModelStore.restore(from: source, named: "db", in: fixture.directory.url, replacingExisting: true)
+        #expect(errorCase { _ = try store.count() } == "closed")
+        #expect(try RestoreTests.holds(fixture, "db", count: 5_000))
+        #expect(!fixture.directory.entries().contains { $0.hasPrefix(".modelstore-") })
+    }
+}
