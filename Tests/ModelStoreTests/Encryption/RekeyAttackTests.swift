@@ -93,5 +93,62 @@ struct RekeyAttackTests {
         defer { try? back.close() }
         for id in 0..<300 { #expect(try back.object(Profile.self, forKey: "p\(id)") == Profile.make(id)) }
     }
+
+    @Test("Stores opened on other threads while a re-keying runs: each open is refused with a typed error or reads every value exactly")
+    func opensRacingARekeying() throws {
+        let fixture = Fixture()
+        let store = try Sealing.open(fixture, key: Sealing.first)
+        try store.write { batch in for index in 0..<3_000 { try batch.set(index, forKey: "k\(index)") } }
+        try store.close()
+        let url = fixture.directory.url
+        let configurations = [Sealing.first, Sealing.second, nil].map { Sealing.configuration(fixture, key: $0) }
+        let stop = AtomicFlag()
+        let problems = Locked<[String]>([])
+        let opened = Locked(0)
+        let openers = (0..<2).map { thread in
+            Thread {
+                var round = thread
+                while !stop.isSet {
+                    let configuration = configurations[round % configurations.count]
+                    round += 1
+                    do {
+                        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+                        for index in stride(from: 0, to: 3_000, by: 397) {
+                            if try store.object(Int.self, forKey: "k\(index)") != index {
+                                problems.withLock { $0.append("k\(index) read wrong") }
+                            }
+                        }
+                        try store.close()
+                        opened.withLock { $0 += 1 }
+                    } catch let error as ModelStoreError {
+                        switch error {
+                        case .locked, .encryptionMismatch: break
+                        default: problems.withLock { $0.append("\(error)") }
+                        }
+                    } catch {
+                        problems.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        openers.forEach { $0.start() }
+        var finished = false
+        for _ in 0..<200 where !finished {
+            do {
+                _ = try ModelStore.rekey(named: "db", in: url, from: Sealing.first, to: Sealing.second, chunkSize: 100)
+                finished = true
+            } catch ModelStoreError.locked(_, _) {
+                usleep(1_000)  // a store of it was open at that moment: try again
+            }
+        }
+        stop.set()
+        while openers.contains(where: { $0.isExecuting }) { usleep(1_000) }
+        #expect(finished)
+        #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0 }.prefix(5))")
+        #expect(opened.withLock { $0 } > 0)
+        let rekeyed = try Sealing.open(fixture, key: Sealing.second)
+        defer { try? rekeyed.close() }
+        for index in 0..<3_000 { #expect(try rekeyed.object(Int.self, forKey: "k\(index)") == index) }
+    }
 }
 #endif
