@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1269
-    func readmeLine1269() async throws {
-#sourceLocation(file: "README.md", line: 1270)
+    /// README.md:1277
+    func readmeLine1277() async throws {
+#sourceLocation(file: "README.md", line: 1278)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1305
-    func readmeLine1305() async throws {
-#sourceLocation(file: "README.md", line: 1306)
+    /// README.md:1313
+    func readmeLine1313() async throws {
+#sourceLocation(file: "README.md", line: 1314)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1366
-    func readmeLine1366() async throws {
-#sourceLocation(file: "README.md", line: 1367)
+    /// README.md:1374
+    func readmeLine1374() async throws {
+#sourceLocation(file: "README.md", line: 1375)
 
 
 

@@ -11,6 +11,9 @@ enum DatabaseBackup {
     /// Entries per read from the snapshot, and the bytes after which a batch is written.
     static let chunkSize = 4_096
     static let batchBytes = 4 << 20
+    /// A key after every key a database holds (no system record kind is 0xFF): compacting it
+    /// compacts no table, after the memtable is written out.
+    static let flushOnlyRange = [UInt8](repeating: 0xFF, count: 16)
 
     /// Writes the backup of `database` to the folder `destination`.
     ///
@@ -62,10 +65,19 @@ enum DatabaseBackup {
                 }
                 if seen < chunkSize { break }
             }
+            // Every record into table files before the copy closes: LevelDB's recovery treats a
+            // log cut short (a copy to a full disk, an interrupted transfer) as a crash and drops
+            // its tail without a word, while a table cut short or missing fails the restore's
+            // read-back. A compaction of a range past every key only flushes the memtable.
+            try copy.compact(start: flushOnlyRange, limit: flushOnlyRange)
         } catch let error as ModelStoreError {
             throw error
         } catch let failure as LevelDBFailure {
             throw failure.storeError(path: staged.path)
+        } catch is EngineClosed {
+            // The store's database was closed under the backup's iterator (a restore replaced it,
+            // or its last store closed): `closed`, as the store's own calls say, never `io`.
+            throw database.closedError
         } catch {
             throw .io(path: target, message: "cannot write the backup: \(error)")
         }

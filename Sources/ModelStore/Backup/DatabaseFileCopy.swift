@@ -58,6 +58,7 @@ enum DatabaseFileCopy {
         from source: String, to destination: String, linkingTables: Bool,
         progress: (UInt64) -> Void = { _ in }
     ) throws(ModelStoreError) -> Outcome {
+        try refusePendingWork(in: source)
         var outcome = Outcome()
         while true {
             outcome.rounds += 1
@@ -79,6 +80,23 @@ enum DatabaseFileCopy {
     }
 
     /// One round; true when it is consistent (see above).
+    /// Throws when `source` holds the journal of an interrupted repair or reset: its LevelDB files
+    /// are then half changed (a repair killed after LevelDB archived a log leaves a MANIFEST
+    /// without that log's records), and only finishing the work, which writes, shows what the
+    /// database holds. A copy of those files would show, or install, a wrong state as if it
+    /// were right.
+    static func refusePendingWork(in source: String) throws(ModelStoreError) {
+        for (journal, work) in [(RepairJournal.journalName, "repair"), (DatabaseResetter.journalName, "reset")] {
+            var info = stat()
+            guard lstat(source + "/" + journal, &info) == 0 else { continue }
+            throw .corrupted(
+                path: source,
+                message: "an interrupted \(work) is pending (\(journal)), so its files alone do not show what the "
+                    + "database holds; finish it with ModelStore.repair(named:in:), `modelstore repair`, or by opening "
+                    + "the database in its program, then copy it")
+        }
+    }
+
     private static func copyRound(
         from source: String, to destination: String, linkingTables: Bool, into outcome: inout Outcome,
         progress: (UInt64) -> Void

@@ -10,12 +10,12 @@ extension Scope {
     func keys(in range: KeyRange, reverse: Bool, limit: Int?) throws -> Cursor<String> {
         let database = try open()
         let now = reader.now()
-        let timeToLive = reader.timeToLive
+        let reader = reader
         let space = space
         return try Cursor(
             database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
         ) { key, record in
-            RecordState(record, key: key, now: now, timeToLive: timeToLive) == .live
+            reader.state(record, key: key, now: now) == .live
                 ? space.key(fromPhysical: key) : nil
         }
     }
@@ -35,7 +35,7 @@ extension Scope {
             let key = space.key(fromPhysical: keyBytes)
             let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
-                try reader.checkExpiredEnvelope(header, key: key, keyBytes: keyBytes)
+                try reader.checkExpiredEnvelope(header, record: record, key: key, keyBytes: keyBytes)
                 return nil
             }
             return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) {
@@ -48,11 +48,11 @@ extension Scope {
     func count(in range: KeyRange) throws -> Int {
         let database = try open()
         let now = reader.now()
-        let timeToLive = reader.timeToLive
+        let reader = reader
         let cursor = try Cursor(
             database: database, snapshot: snapshot, range: space.physical(range), reverse: false, limit: nil
         ) { key, record in
-            RecordState(record, key: key, now: now, timeToLive: timeToLive) == .live ? () : nil
+            reader.state(record, key: key, now: now) == .live ? () : nil
         }
         var count = 0
         while try cursor.next() != nil { count += 1 }

@@ -3,7 +3,7 @@ import Foundation
 /// What a lookup does with a record whose deadline has passed.
 enum ExpiredRecords {
     /// It reads as missing. A read of the live database deletes it once its bytes vouch for it
-    /// (see ``RecordReader/mayPurgeExpired(_:key:keyBytes:)``); a snapshot's read leaves it.
+    /// (see ``RecordReader/mayPurgeExpired(_:record:key:keyBytes:)``); a snapshot's read leaves it.
     case purge
     /// It reads as missing and stays, unchecked: the read-through keeps it for its fetch's
     /// validators and its fail-safe.
@@ -57,7 +57,7 @@ extension Scope {
                 return false
             case .purge:
                 // Throws for an older record whose unchecked envelope is evidently damaged.
-                return try reader.mayPurgeExpired(header, key: key, keyBytes: keyBytes) && snapshot == nil
+                return try reader.mayPurgeExpired(header, record: record, key: key, keyBytes: keyBytes) && snapshot == nil
             }
         }
         if purge { try space.withPhysicalKey(key) { self.purge($0, now: now) } }
@@ -87,9 +87,9 @@ extension Scope {
     func contains(_ key: String) throws -> Bool {
         let snapshot = try self.snapshot
         let now = reader.now()
-        let timeToLive = reader.timeToLive
+        let reader = reader
         let (state, purge) = try withStoredRecord(key, through: snapshot) { keyBytes, record -> (RecordState, Bool) in
-            let state = RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
+            let state = reader.state(record, key: keyBytes, now: now)
             // Only a version-3 record may be deleted by a read: an older expired one reads as
             // missing without taking the write gate each time.
             return (state, state == .expired && record?.first == RecordHeader.versionThree && snapshot == nil)

@@ -142,6 +142,7 @@ extension Scope {
     /// record for the next read or sweep.
     func purge(_ keyBytes: UnsafeRawBufferPointer, now: Double) {
         let timeToLive = reader.timeToLive
+        let reader = reader
         let key = space.key(fromPhysical: keyBytes)
         let space = space
         _ = try? database.commitExclusively { hold in
@@ -151,6 +152,7 @@ extension Scope {
                 }
                 return header.isExpired(now: now, timeToLive: timeToLive)
                     && header.checksumMatches(value: record, key: keyBytes)
+                    && reader.sealVouches(record, keyBytes: keyBytes)
             }
             if stillExpired {
                 try hold.write(.delete(key: keyBytes), ChangeList(KeyChange(key, in: space, .expired)), sync: false)

@@ -153,7 +153,12 @@ extension OpenDatabase {
             case (.some(let current), .some(let cipher)):
                 guard current == cipher.keyID else { throw .encryptionMismatch(path: path, mismatch: .wrongKey) }
             case (nil, .some(let cipher)):
-                guard try !run({ engine in try EncryptionMarker.holdsRecords(engine) }) else {
+                // Not while another store (or a snapshot or enumeration of one) has it open in this
+                // process: that store has no key, and would go on writing plain records into a
+                // database marked encrypted. (Another process cannot: the database's lock.)
+                guard DatabaseRegistry.shared.isSoleLease(self),
+                    try !run({ engine in try EncryptionMarker.holdsRecords(engine) })
+                else {
                     throw .encryptionMismatch(path: path, mismatch: .notEncrypted)
                 }
                 try commitSystemRecord(key: EncryptionMarker.key, value: EncryptionMarker.steady(cipher.keyID).value, sync: true)

@@ -40,9 +40,7 @@ extension RecordReader {
             // Every record of an encrypted database is sealed (a database is marked encrypted
             // only while empty, and re-keying seals every record): a plain one was written
             // around the store, and its bytes vouch for nothing.
-            throw ModelStoreError.damagedRecord(
-                path: path, key: key, physicalKey: keyBytes,
-                reason: "is not sealed, in an encrypted database: it was not written by a store with its key")
+            throw Self.unsealed(path: path, key: key, physicalKey: keyBytes)
         }
         let buffer = RecordBuffer.take()
         defer { RecordBuffer.putBack(buffer) }
@@ -55,6 +53,57 @@ extension RecordReader {
             }
             return try body(plain, plainHeader)
         }
+    }
+
+    /// Throws, as a read would, unless the record's seal holds under the store's key: what an
+    /// encrypting store checks before its envelope's deadline or storedAt may delete the record
+    /// (a sweep, a limit, a read's purge) or hide it from a scan. Both are bound to the seal, but
+    /// a checksum is no secret: another LevelDB client can make a genuine record, or one moved
+    /// from another key, look expired or oldest. Costs one opening per expired or evicted record;
+    /// a store without a key checks nothing (its database holds no sealed records).
+    func checkSeal(
+        _ record: UnsafeRawBufferPointer, header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer
+    ) throws(ModelStoreError) {
+        guard let cipher else { return }
+        guard header.isSealed else { throw Self.unsealed(path: path, key: key, physicalKey: keyBytes) }
+        let buffer = RecordBuffer.take()
+        defer { RecordBuffer.putBack(buffer) }
+        if let failure = cipher.open(record, header: header, key: keyBytes, into: &buffer.bytes) {
+            throw Self.unopenable(failure, path: path, key: key, physicalKey: keyBytes, cipher: cipher)
+        }
+    }
+
+    /// ``checkSeal(_:header:key:keyBytes:)`` as a judgement, for sweeps: whether the record's
+    /// envelope may decide its deletion. A reader without a key cannot check a sealed record's
+    /// seal, so its envelope vouches for nothing there (the `modelstore` tool's `sweep` without
+    /// `--key-file` deletes no sealed record); a plain record vouches through its checksum alone.
+    func sealVouches(_ record: UnsafeRawBufferPointer, keyBytes: UnsafeRawBufferPointer) -> Bool {
+        guard let header = RecordHeader(parsing: record) else { return false }
+        guard cipher != nil else { return !header.isSealed }
+        do {
+            try checkSeal(record, header: header, key: "", keyBytes: keyBytes)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Whether the record is missing, expired or live, judged from its envelope
+    /// (``RecordState``), for passes that do not open records (`contains`, `count`, `keys`,
+    /// index counts): an encrypting store's record whose envelope says expired but whose seal
+    /// does not hold is damaged, and a damaged record counts as present.
+    @inline(__always)
+    func state(_ record: UnsafeRawBufferPointer?, key keyBytes: UnsafeRawBufferPointer, now: Double) -> RecordState {
+        let state = RecordState(record, key: keyBytes, now: now, timeToLive: timeToLive)
+        guard cipher != nil, state == .expired, let record, !sealVouches(record, keyBytes: keyBytes) else { return state }
+        return .live
+    }
+
+    /// The error for a plain record in an encrypted database.
+    static func unsealed(path: String, key: String, physicalKey: UnsafeRawBufferPointer) -> ModelStoreError {
+        .damagedRecord(
+            path: path, key: key, physicalKey: physicalKey,
+            reason: "is not sealed, in an encrypted database: it was not written by a store with its key")
     }
 
     /// The error for a sealed record that does not open.

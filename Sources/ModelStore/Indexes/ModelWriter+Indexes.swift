@@ -28,6 +28,10 @@ extension ModelWriter {
     /// skipped and counted in the report; they have no entries. An indexer may return no value
     /// (the record is then not in the index) or several (each is an entry); repeats are stored once.
     ///
+    /// Index values are part of LevelDB keys, which order them: with
+    /// ``ModelStore/Configuration/encryption`` on, records are sealed but the values an indexer
+    /// returns are stored in plaintext, as keys and tags are. Do not index secrets.
+    ///
     /// - Parameters:
     ///   - name: 1 to 255 UTF-8 bytes, compared by their bytes.
     ///   - type: The model type the indexer reads.

@@ -63,7 +63,7 @@ extension Scope {
         _ keyBytes: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, reader: RecordReader, now: Double,
         space: KeySpace
     ) -> String? {
-        RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive) == .live
+        reader.state(record, key: keyBytes, now: now) == .live
             ? space.key(fromPhysical: keyBytes) : nil
     }
 
@@ -86,7 +86,7 @@ extension Scope {
             let key = space.key(fromPhysical: keyBytes)
             let header = try reader.header(record, key: key, keyBytes: keyBytes, type: type)
             guard !header.isExpired(now: now, timeToLive: reader.timeToLive) else {
-                try reader.checkExpiredEnvelope(header, key: key, keyBytes: keyBytes)
+                try reader.checkExpiredEnvelope(header, record: record, key: key, keyBytes: keyBytes)
                 return nil
             }
             return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { record, header in
@@ -97,7 +97,7 @@ extension Scope {
 
     func indexCount(_ name: String, range: @escaping (UInt32) -> KeyRange) throws -> Int {
         let cursor = try indexCursor(name, range: range, reverse: false, limit: nil) { keyBytes, record, reader, now in
-            RecordState(record, key: keyBytes, now: now, timeToLive: reader.timeToLive) == .live ? () : nil
+            reader.state(record, key: keyBytes, now: now) == .live ? () : nil
         }
         var count = 0
         while try cursor.next() != nil { count += 1 }

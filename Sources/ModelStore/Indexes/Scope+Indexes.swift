@@ -44,10 +44,10 @@ extension Scope {
             {
                 var retired = definition?.retired ?? []
                 if let old = definition, old.state != .dropped { retired.append(old.id) }
+                let (id, leftovers) = try Self.unusedIndexID(in: hold.engine)
                 var new = IndexDefinition(
-                    state: .building, id: try Self.unusedIndexID(in: hold.engine), version: version,
-                    typeName: String(describing: type))
-                new.retired = retired
+                    state: .building, id: id, version: version, typeName: String(describing: type))
+                new.retired = retired + leftovers
                 try key.withUnsafeBytes { keyBytes in
                     try new.value(key: key).withUnsafeBytes { try hold.write(.put(key: keyBytes, value: $0), ChangeList(), sync: sync) }
                 }
@@ -232,7 +232,34 @@ extension Scope {
     }
 
     /// An id no definition of the database uses, current or retired.
-    private static func unusedIndexID(in engine: LevelDB) throws -> UInt32 {
+    /// An id above every id a definition names or retired, with no entry and no reverse entry,
+    /// and the ids it passed over because entries of theirs are left (to be cleared as retired).
+    /// Definitions alone do not say which ids are free: one lost to damage (dropped as it is) or
+    /// to a repair leaves its entries, and a new index with its id would answer with them.
+    private static func unusedIndexID(in engine: LevelDB) throws -> (id: UInt32, leftovers: [UInt32]) {
+        var id = try highestDefinedIndexID(in: engine) + 1
+        var leftovers: [UInt32] = []
+        while try holdsKeys(under: IndexKeys.entryPrefix(id), in: engine)
+            || holdsKeys(under: IndexKeys.reversePrefix(id), in: engine)
+        {
+            leftovers.append(id)
+            id += 1
+        }
+        return (id, leftovers)
+    }
+
+    private static func holdsKeys(under prefix: [UInt8], in engine: LevelDB) throws -> Bool {
+        let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+        try iterator.seek(to: prefix)
+        var found = false
+        _ = try iterator.scanForward(limit: 1) { key, _ in
+            found = key.starts(with: prefix)
+            return false
+        }
+        return found
+    }
+
+    private static func highestDefinedIndexID(in engine: LevelDB) throws -> UInt32 {
         var highest: UInt32 = 0
         let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
         try iterator.seek(to: IndexKeys.allDefinitions.lowerBound)
@@ -245,7 +272,7 @@ extension Scope {
         }), next {
             try iterator.next()
         }
-        return highest + 1
+        return highest
     }
 
     /// The definitions of every index of the database, for tools.

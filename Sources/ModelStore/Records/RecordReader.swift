@@ -87,11 +87,13 @@ struct RecordReader: Sendable {
     ///
     /// - Throws: ``ModelStoreError/corrupted(path:message:)`` naming the key for a deadline no
     ///   write stores (see ``RecordHeader/hasPlausibleDeadline``): the unchecked flags of an
-    ///   older record were damaged.
+    ///   older record were damaged; for a record whose seal does not hold under an encrypting
+    ///   store's key (``checkSeal(_:header:key:keyBytes:)``): its envelope vouches for nothing.
     @inline(__always)
     func mayPurgeExpired(
-        _ header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer
+        _ header: RecordHeader, record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer
     ) throws(ModelStoreError) -> Bool {
+        if cipher != nil { try checkSeal(record, header: header, key: key, keyBytes: keyBytes) }
         if header.isFullyChecked { return true }
         guard header.hasPlausibleDeadline else {
             throw Self.damagedEnvelope(path: path, key: key, physicalKey: keyBytes)
@@ -99,14 +101,14 @@ struct RecordReader: Sendable {
         return false
     }
 
-    /// For a record a read skips as expired: throws, as ``mayPurgeExpired(_:key:keyBytes:)``
-    /// does, when an older record's unchecked envelope is evidently damaged, so that a scan
-    /// reports the damage instead of skipping the record.
+    /// For a record a read skips as expired: throws, as ``mayPurgeExpired(_:record:key:keyBytes:)``
+    /// does, when an older record's unchecked envelope is evidently damaged or a sealed record's
+    /// seal does not hold, so that a scan reports the damage instead of skipping the record.
     @inline(__always)
     func checkExpiredEnvelope(
-        _ header: RecordHeader, key: String, keyBytes: UnsafeRawBufferPointer
+        _ header: RecordHeader, record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer
     ) throws(ModelStoreError) {
-        _ = try mayPurgeExpired(header, key: key, keyBytes: keyBytes)
+        _ = try mayPurgeExpired(header, record: record, key: key, keyBytes: keyBytes)
     }
 
     /// The error for an older record whose unchecked envelope bytes are evidently damaged.

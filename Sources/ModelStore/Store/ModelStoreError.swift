@@ -126,7 +126,8 @@ extension ModelStoreError {
     public enum EncryptionMismatch: Sendable, Hashable {
         /// The database is encrypted and the store has no key.
         case keyRequired
-        /// The store has a key and the database is not encrypted (and holds records).
+        /// The store has a key and the database is not encrypted (and holds records, or a store
+        /// without a key has it open in this process).
         case notEncrypted
         /// The store's key is not the one the database is encrypted with (or the key given as
         /// `from` to a re-keying is not).
@@ -211,7 +212,9 @@ extension ModelStoreError: CustomStringConvertible {
                     + "Set ModelStore.Configuration.encryption to .aes256GCM(key:) with its key."
             case .notEncrypted:
                 return "The database at \(path) is not encrypted and the store was given a key; nothing was read or "
-                    + "written. Open it without a key, or encrypt it first with ModelStore.rekey(named:in:from: nil, to: key)."
+                    + "written. Open it without a key, or encrypt it first with ModelStore.rekey(named:in:from: nil, to: key) "
+                    + "(an empty database takes the key of the first store that opens it with one, once no store "
+                    + "without a key has it open in this process)."
             case .wrongKey:
                 return "The database at \(path) is encrypted with another key than the one given; nothing was read "
                     + "or written. Use the key it was encrypted with."

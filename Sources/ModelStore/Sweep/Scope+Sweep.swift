@@ -86,11 +86,12 @@ struct Sweeper {
     /// ``evictOldest(from:maximumCount:maximumBytes:)`` evict it.
     func removeExpired(collectingLiveRecords: Bool) throws -> Outcome {
         let timeToLive = reader.timeToLive
+        let reader = reader
         let now = now
         return try sweep(reporting: .expired) { key, record, outcome in
             guard let header = RecordHeader(parsing: record) else { return false }  // never delete what we cannot read
             if header.isExpired(now: now, timeToLive: timeToLive) {
-                return header.vouchesForItsExpiry(value: record, key: key)
+                return header.vouchesForItsExpiry(value: record, key: key) && reader.sealVouches(record, keyBytes: key)
             }
             if collectingLiveRecords {
                 outcome.live.append(LiveRecord(storedAt: header.storedAt, byteCount: key.count + record.count))
@@ -118,12 +119,15 @@ struct Sweeper {
         // it as are still needed (in key order).
         let cutoff = oldestFirst[evict - 1].storedAt
         var atCutoff = oldestFirst[..<evict].reduce(0) { $0 + ($1.storedAt == cutoff ? 1 : 0) }
+        let reader = reader
         // As for expiry, the bytes must vouch for a record before it is evicted: a damaged
         // storedAt must not make a record look oldest.
         return try sweep(reporting: .evicted) { key, record, _ in
             guard let header = RecordHeader(parsing: record) else { return false }
-            if header.storedAt < cutoff { return header.vouchesForItsExpiry(value: record, key: key) }
-            if header.storedAt == cutoff && atCutoff > 0 && header.vouchesForItsExpiry(value: record, key: key) {
+            // An encrypting store's records vouch through their seal (storedAt is bound to it).
+            let vouches = { header.vouchesForItsExpiry(value: record, key: key) && reader.sealVouches(record, keyBytes: key) }
+            if header.storedAt < cutoff { return vouches() }
+            if header.storedAt == cutoff && atCutoff > 0 && vouches() {
                 atCutoff -= 1
                 return true
             }

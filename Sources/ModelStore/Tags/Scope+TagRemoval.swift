@@ -6,13 +6,15 @@ extension Scope {
     /// The chunked removal loop walks the tag's index entries, each chunk under the exclusive
     /// write gate, so a record a concurrent writer replaces between the read and the removal is
     /// never deleted by mistake. Each entry is dropped whether or not its record still carries
-    /// the tag (an entry left by an overwrite or a removal). A record that fails its checksum is
-    /// left for reads to report as damaged: its tags section cannot be trusted.
+    /// the tag (an entry left by an overwrite or a removal). A record that fails its checksum, or
+    /// in an encrypting store whose seal (which binds its tags) does not hold, is left for reads
+    /// to report as damaged: its tags section cannot be trusted.
     func removeObjects(taggedWith tag: String) throws -> Int {
         let database = try open()
         _ = try TagIndex.validated([tag])
         let prefix = TagIndex.prefix(of: tag)
         let now = reader.now()
+        let reader = reader
         let timeToLive = reader.timeToLive
         var live = 0
         try database.removeInChunks(
@@ -24,7 +26,9 @@ extension Scope {
                 guard let record, let header = RecordHeader(parsing: record),
                     header.checksumMatches(value: record, key: recordKey)
                 else { return nil }
-                guard TagIndex.section(UnsafeRawBufferPointer(rebasing: record[header.tagsRange]), contains: tag) else {
+                guard TagIndex.section(UnsafeRawBufferPointer(rebasing: record[header.tagsRange]), contains: tag),
+                    reader.sealVouches(record, keyBytes: recordKey)
+                else {
                     return nil
                 }
                 return header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore sweep NAME --policy P`: removes the records expired under a policy.
 struct SweepCommand: ParsableCommand {
@@ -22,6 +22,14 @@ struct SweepCommand: ParsableCommand {
     func run() throws {
         let store = try root.inspector.writable(name, policy: policy.policy)
         defer { try? store.close() }
+        // A sealed record's deadline is authenticated by its seal: without the key no sealed
+        // record can be checked, so none would be removed. Said, rather than "Removed 0".
+        if !root.inspector.encryption.isEnabled, let encryption = try store.encryptionDescription() {
+            throw CommandFailure(
+                status: .failure,
+                message: "\(name) is encrypted (\(encryption)): sweeping it needs its key, since a record's deadline "
+                    + "is checked through its seal. Pass --key-file PATH.")
+        }
         let started = ContinuousClock.now
         let removed = try Progress.spinning("Sweeping \(name)") { try store.removeExpiredObjects() }
         let elapsed = ContinuousClock.now - started

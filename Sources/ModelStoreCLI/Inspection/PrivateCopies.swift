@@ -93,7 +93,14 @@ enum PrivateCopies {
             where entry.hasPrefix(prefix) {
                 let pid = entry.dropFirst(prefix.count).prefix { $0 != "-" }
                 guard let pid = Int32(pid), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-                try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+                // A database may bear such a name (it is a valid one): a private copy's folder
+                // holds a database, and is never one itself. Nor is it anything but a folder.
+                let folder = parent.appendingPathComponent(entry).path
+                var info = stat()
+                guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+                    lstat(folder + "/" + StoreRoot.markerName, &info) != 0
+                else { continue }
+                try? FileManager.default.removeItem(atPath: folder)
             }
         }
     }

@@ -130,12 +130,15 @@ struct RestoreTests {
         try store.set("will be damaged", forKey: "b")
         let backup = try store.backup(to: BackupTests.destination(fixture)).url
         try store.close()
-        // Flip a byte of b's value inside the backup's log (its only copy: nothing was flushed).
-        let log = try #require(try FileManager.default.contentsOfDirectory(atPath: backup.path).first { $0.hasSuffix(".log") })
-        var bytes = try Data(contentsOf: backup.appendingPathComponent(log))
+        // Flip a byte of b's value where the backup holds it (a table: a backup flushes its log).
+        let names = try FileManager.default.contentsOfDirectory(atPath: backup.path)
+        let file = try #require(try names.first { name in
+            try Data(contentsOf: backup.appendingPathComponent(name)).range(of: Data("will be damaged".utf8)) != nil
+        })
+        var bytes = try Data(contentsOf: backup.appendingPathComponent(file))
         let range = try #require(bytes.range(of: Data("will be damaged".utf8)))
         bytes[range.lowerBound] ^= 0x01
-        try bytes.write(to: backup.appendingPathComponent(log))
+        try bytes.write(to: backup.appendingPathComponent(file))
         #expect(errorCase { try ModelStore.restore(from: backup, named: "restored", in: fixture.directory.url) } == "corrupted")
         #expect(!fixture.directory.entries().contains("restored"))
         #expect(!fixture.directory.entries().contains { $0.hasPrefix(".modelstore-") })
