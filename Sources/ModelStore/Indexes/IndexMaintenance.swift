@@ -90,19 +90,26 @@ struct IndexWork {
     /// Brings the entries of the record `userKey` (UTF-8) of `space`, in each index of
     /// `changes`, to its values there; the parts of other ids in `stored` stay as they are, the
     /// rest go (their entries were cleared).
+    ///
+    /// A write trusts the values entry's part of an index: its entries exist, so unchanged
+    /// values write nothing. A build does not (`trustingStoredParts: false`): a part may be left
+    /// by a dropped or lost index that had the same id, whose entries are gone, so the build
+    /// puts every entry of the record's values.
     mutating func update(
         space: KeySpace, userKey: UnsafeRawBufferPointer, _ changes: [(id: UInt32, values: [IndexValue])],
-        stored: Set<UInt32>
+        stored: Set<UInt32>, trustingStoredParts: Bool = true
     ) throws {
         let scratch = scratch
         scratch.valuesKey.removeAll(keepingCapacity: true)
         IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
         if tracksPending, let old = pending[scratch.valuesKey] {
-            try old.withUnsafeBytes { try update(old: $0.isEmpty ? nil : $0, userKey, changes, stored: stored) }
+            try old.withUnsafeBytes {
+                try update(old: $0.isEmpty ? nil : $0, userKey, changes, stored: stored, trusting: trustingStoredParts)
+            }
         } else {
             try scratch.valuesKey.withUnsafeBytes { key in
                 try engine.withValue(forKey: key) { old in
-                    try update(old: old, userKey, changes, stored: stored)
+                    try update(old: old, userKey, changes, stored: stored, trusting: trustingStoredParts)
                 }
             }
         }
@@ -111,7 +118,7 @@ struct IndexWork {
     /// ``update(space:userKey:_:stored:)`` of the values entry in `scratch.valuesKey`, whose value is `old`.
     private mutating func update(
         old: UnsafeRawBufferPointer?, _ userKey: UnsafeRawBufferPointer,
-        _ changes: [(id: UInt32, values: [IndexValue])], stored: Set<UInt32>
+        _ changes: [(id: UInt32, values: [IndexValue])], stored: Set<UInt32>, trusting: Bool
     ) throws {
         let oldParts = old.map(ValuesEntry.init) ?? ValuesEntry()
         let scratch = scratch
@@ -131,7 +138,7 @@ struct IndexWork {
                 }
             }
             let end = scratch.value.count
-            let oldPart = oldParts.part(id, in: old)
+            let oldPart = trusting ? oldParts.part(id, in: old) : nil
             let unchanged = oldPart.map { oldPart in
                 scratch.value.withUnsafeBytes { Self.equal(oldPart, UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             } ?? (start == end)

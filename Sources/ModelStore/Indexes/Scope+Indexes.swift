@@ -107,10 +107,14 @@ extension Scope {
                     let key = space.key(fromPhysical: keyBytes)
                     guard let values = try index.values(ofRecord: record, key: key, keyBytes: keyBytes) else {
                         chunkSkipped += 1
+                        // No part for this id, not even one an earlier index of the id left.
+                        try work.update(
+                            space: space, userKey: userKey, [(index.id, [])], stored: stored, trustingStoredParts: false)
                         return true
                     }
                     chunkIndexed += 1
-                    try work.update(space: space, userKey: userKey, [(index.id, values)], stored: stored)
+                    try work.update(
+                        space: space, userKey: userKey, [(index.id, values)], stored: stored, trustingStoredParts: false)
                     return true
                 }
                 let done = pastEnd || seen < DefinedIndex.buildChunkSize || lastKey == nil

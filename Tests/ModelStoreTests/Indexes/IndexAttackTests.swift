@@ -137,6 +137,26 @@ struct IndexAttackTests {
         try items.defineIndex("ints", of: Carrier.self, version: 1) { $0.picks.map { .int(Int64($0)) } }
         #expect(try items.count(where: "ints", equals: .int(7)) == 51)
     }
+
+    @Test("An index defined again after a drop, under the id its records' values entries still name, indexes every record, one it skipped included")
+    func redefinitionAfterADropReusingTheID() throws {
+        let store = try Fixture().open()
+        let items = store.collection("items")
+        let indexer: @Sendable (Carrier) -> [IndexValue] = { $0.picks.map { .int(Int64($0)) } }
+        try items.defineIndex("ints", of: Carrier.self, version: 1, indexer)
+        for index in 0..<20 { try items.set(Carrier(picks: [7]), forKey: "k\(index)") }
+        try items.set(Carrier(picks: [7]), forKey: "odd")
+        try items.dropIndex("ints")
+        // With no index defined, writes leave the values entries alone: "odd" keeps its part.
+        try items.set("not a carrier", forKey: "odd")
+        let report = try items.defineIndex("ints", of: Carrier.self, version: 1, indexer)
+        #expect(report.indexed == 20 && report.skipped == 1)
+        #expect(try items.count(where: "ints", equals: .int(7)) == 20)
+        // The skipped record's old part is gone: writing the same values again indexes it.
+        try items.set(Carrier(picks: [7]), forKey: "odd")
+        #expect(try items.count(where: "ints", equals: .int(7)) == 21)
+        #expect(try items.keys(where: "ints", equals: .int(7)).collect().contains("odd"))
+    }
 }
 
 /// Index ids are never reused while entries of an earlier index with that id remain: a
