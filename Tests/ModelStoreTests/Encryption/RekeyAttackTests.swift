@@ -132,8 +132,13 @@ struct RekeyAttackTests {
             }
         }
         openers.forEach { $0.start() }
+        // An open has succeeded before the re-keying starts (bounded: 20 s of 1 ms polls), so
+        // the test sees both outcomes on a slow machine too.
+        for _ in 0..<20_000 where opened.withLock({ $0 }) == 0 { usleep(1_000) }
         var finished = false
-        for _ in 0..<200 where !finished {
+        // Bounded by time, not by attempts: a slow machine's openers hold the lock longer.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !finished && ContinuousClock.now < deadline {
             do {
                 _ = try ModelStore.rekey(named: "db", in: url, from: Sealing.first, to: Sealing.second, chunkSize: 100)
                 finished = true
