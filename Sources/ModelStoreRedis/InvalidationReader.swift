@@ -23,6 +23,12 @@ final class InvalidationReader: Sendable {
     private let stopped = Guarded(false)
     private let progress = Guarded(Progress())
     private let progressed = NSCondition()
+    /// The epochs the reader followed, oldest first: one that comes back was restored with an
+    /// older snapshot.
+    private let followed = Guarded<[[UInt8]]>([])
+
+    /// How many former epochs the reader remembers.
+    static let followedLimit = 32
 
     /// How long one `XREAD` blocks; between two, the epoch and the counter are checked.
     static let blockMilliseconds = 500
@@ -170,24 +176,57 @@ final class InvalidationReader: Sendable {
     /// `position` if Redis still holds what it was read from; else, after clearing, the end of
     /// the stream Redis holds now.
     private func checked(_ position: Position, on connection: RedisConnection) throws(RedisFailure) -> Position {
+        // The highest number seen: read from the stream, or returned to this process's own
+        // publications (which this reader may not have read yet). Taken BEFORE the counter: a
+        // publication noted by then got its number before the `GET` below, so a counter below it
+        // went back; taken after, a publication finishing in between looks like one going back.
+        let seen = max(position.sequence, published.value)
+        // One of this process's publications got a number not above an earlier one's: the
+        // counter went back, though publications since may have raised it past `seen` again.
+        let publicationWentBack = published.takeWentBack()
         let epoch = try currentEpoch(on: connection)
+        let counter = try connection.command([Array("GET".utf8), keys.sequence])
+        // Missing: the counter is gone (deleted, restarted empty, or the epoch survived a loss);
+        // not a number: a publication replaces it, and its entry then shows the counter went back.
+        let current: Int64? = counter == .null ? 0 : counter.integer
+        if publicationWentBack {
+            return try rolledBack(on: connection, "a publication got a number not above an earlier one's")
+        }
         guard epoch == position.epoch else {
+            // An epoch this reader followed before, then left: Redis was restored from a snapshot
+            // taken before the epoch was last replaced, and the records of that older epoch are
+            // reachable again (a fresh epoch, another node's answer to a loss, only clears).
+            if hasFollowed(epoch) {
+                return try rolledBack(on: connection, "an epoch it had left came back (an older snapshot)")
+            }
             clearAll("Redis restarted empty or was flushed (its epoch changed)")
             return try end(on: connection, epoch: epoch)
         }
-        var position = position
-        position.checkedAt = ContinuousClock.now
-        let counter = try connection.command([Array("GET".utf8), keys.sequence])
-        // Missing: the counter is gone (deleted, or the epoch survived a loss); not a number: a
-        // publication replaces it, and its entry then shows the counter went back.
-        let current: Int64? = counter == .null ? 0 : counter.integer
-        // The highest number seen: read from the stream, or returned to this process's own
-        // publications (which this reader may not have read yet).
-        let seen = max(position.sequence, published.value)
         if let current, current < seen {
             return try rolledBack(on: connection, "the sequence counter went back (\(current) after \(seen))")
         }
+        var position = position
+        position.checkedAt = ContinuousClock.now
         return position
+    }
+
+    /// Notes that the reader follows `epoch` (kept: the last ``followedLimit``).
+    private func follow(_ epoch: [UInt8]) {
+        followed.withLock { epochs in
+            epochs.removeAll { $0 == epoch }
+            epochs.append(epoch)
+            if epochs.count > Self.followedLimit { epochs.removeFirst(epochs.count - Self.followedLimit) }
+        }
+    }
+
+    /// Whether `epoch` is the one the reader follows now (tests wait for it).
+    func followsEpoch(_ epoch: [UInt8]) -> Bool {
+        followed.withLock { $0.last == epoch }
+    }
+
+    /// Whether the reader followed `epoch` once.
+    private func hasFollowed(_ epoch: [UInt8]) -> Bool {
+        followed.withLock { $0.contains(epoch) }
     }
 
     /// Redis's data went back in time (restored from an older snapshot, or its counter was
@@ -225,6 +264,7 @@ final class InvalidationReader: Sendable {
         // Starting again from the counter: what this process published before is of data it has
         // just cleared (a new epoch, a counter gone back) or that this position already covers.
         published.reset()
+        follow(epoch)
         var id = Array("0-0".utf8)
         if case .array(let entries) = replies[0], case .array(let parts)? = entries.first, let last = parts.first?.bytes {
             id = last
