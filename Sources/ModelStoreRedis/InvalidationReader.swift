@@ -10,7 +10,8 @@ import ModelStore
 /// a number skipped (entries trimmed past this reader), an epoch key that changed or vanished
 /// (Redis restarted empty or was flushed), or an entry it cannot read, all mean it cannot know
 /// what it missed: it then clears the local tiers of every attached database. A counter that went
-/// back (Redis restarted from an older snapshot, or the counter was deleted) means more: the
+/// back (Redis restarted from an older snapshot, or the counter was deleted), or an epoch it had
+/// left that came back (a snapshot from before the epoch was last replaced), means more: the
 /// records in Redis may be older than writes the fleet already saw, so it also replaces the
 /// epoch, which every record key carries, making every record in Redis unreachable for every node.
 final class InvalidationReader: Sendable {
@@ -189,21 +190,23 @@ final class InvalidationReader: Sendable {
         // Missing: the counter is gone (deleted, restarted empty, or the epoch survived a loss);
         // not a number: a publication replaces it, and its entry then shows the counter went back.
         let current: Int64? = counter == .null ? 0 : counter.integer
-        if publicationWentBack {
-            return try rolledBack(on: connection, "a publication got a number not above an earlier one's")
-        }
         guard epoch == position.epoch else {
             // An epoch this reader followed before, then left: Redis was restored from a snapshot
             // taken before the epoch was last replaced, and the records of that older epoch are
-            // reachable again (a fresh epoch, another node's answer to a loss, only clears).
+            // reachable again. A fresh epoch (Redis restarted empty, or another node's answer to
+            // a loss) only clears: every record under it was written after the loss, which the
+            // numbers compared above, and a publication's going back, can only be of.
             if hasFollowed(epoch) {
-                return try rolledBack(on: connection, "an epoch it had left came back (an older snapshot)")
+                return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
             }
             clearAll("Redis restarted empty or was flushed (its epoch changed)")
             return try end(on: connection, epoch: epoch)
         }
+        if publicationWentBack {
+            return try rolledBack(on: connection, replacing: epoch, "a publication got a number not above an earlier one's")
+        }
         if let current, current < seen {
-            return try rolledBack(on: connection, "the sequence counter went back (\(current) after \(seen))")
+            return try rolledBack(on: connection, replacing: epoch, "the sequence counter went back (\(current) after \(seen))")
         }
         var position = position
         position.checkedAt = ContinuousClock.now
@@ -232,19 +235,31 @@ final class InvalidationReader: Sendable {
     /// Redis's data went back in time (restored from an older snapshot, or its counter was
     /// deleted): records in it may predate writes the fleet saw. A new epoch makes every record
     /// key unreachable for every node (each sees the epoch change and clears); this one clears now.
-    private func rolledBack(on connection: RedisConnection, _ reason: String) throws(RedisFailure) -> Position {
-        let epoch = try currentEpoch(on: connection, replacing: true)
+    ///
+    /// `expected` is the epoch found to have gone back: replaced only if it is still there. Else
+    /// another node replaced it first (one new epoch for the fleet, not one per node that noticed),
+    /// unless the one there now is one this reader left, come back: that one is replaced too.
+    private func rolledBack(
+        on connection: RedisConnection, replacing expected: [UInt8], _ reason: String
+    ) throws(RedisFailure) -> Position {
+        let fresh = Array(UUID().uuidString.utf8)
+        var epoch = try currentEpoch(on: connection, replacing: expected, with: fresh)
+        if epoch != fresh && hasFollowed(epoch) {
+            epoch = try currentEpoch(on: connection, replacing: epoch)
+        }
         clearAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)")
         return try end(on: connection, epoch: epoch)
     }
 
     /// The epoch, created if missing, replaced if it is not a short string (another client's
-    /// value), or replaced in any case when `replacing`: a random value that lives as long as
-    /// Redis's data does.
-    private func currentEpoch(on connection: RedisConnection, replacing: Bool = false) throws(RedisFailure) -> [UInt8] {
+    /// value), or replaced when it is still `replacing`: a random value (`fresh`) that lives as
+    /// long as Redis's data does.
+    private func currentEpoch(
+        on connection: RedisConnection, replacing: [UInt8]? = nil, with fresh: [UInt8] = Array(UUID().uuidString.utf8)
+    ) throws(RedisFailure) -> [UInt8] {
         let reply = try connection.command([
             Array("EVAL".utf8), Array(RedisScripts.epoch.utf8), Array("1".utf8), keys.epoch,
-            Array(UUID().uuidString.utf8), Array((replacing ? "1" : "0").utf8),
+            fresh, Array((replacing == nil ? "0" : "1").utf8), replacing ?? [],
         ])
         guard let epoch = reply.bytes, !epoch.isEmpty else {
             throw RedisFailure(description: "could not read the epoch: \(reply)", brokeConnection: false)
@@ -294,7 +309,7 @@ final class InvalidationReader: Sendable {
                 }
                 if entry.sequence <= position.sequence {
                     return try rolledBack(
-                        on: connection, "entry \(entry.sequence) after \(position.sequence): the counter went back")
+                        on: connection, replacing: position.epoch, "entry \(entry.sequence) after \(position.sequence): the counter went back")
                 }
                 if entry.sequence != position.sequence + 1 {
                     clearAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))")
