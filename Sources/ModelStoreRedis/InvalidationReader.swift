@@ -10,7 +10,8 @@ import ModelStore
 /// a number skipped (entries trimmed past this reader), an epoch key that changed or vanished
 /// (Redis restarted empty or was flushed), or an entry it cannot read, all mean it cannot know
 /// what it missed: it then clears the local tiers of every attached database. A counter that went
-/// back (Redis restarted from an older snapshot, or the counter was deleted) means more: the
+/// back (Redis restarted from an older snapshot, or the counter was deleted), or an epoch it had
+/// left that came back (a snapshot from before the epoch was last replaced), means more: the
 /// records in Redis may be older than writes the fleet already saw, so it also replaces the
 /// epoch, which every record key carries, making every record in Redis unreachable for every node.
 final class InvalidationReader: Sendable {
@@ -23,6 +24,12 @@ final class InvalidationReader: Sendable {
     private let stopped = Guarded(false)
     private let progress = Guarded(Progress())
     private let progressed = NSCondition()
+    /// The epochs the reader followed, oldest first: one that comes back was restored with an
+    /// older snapshot.
+    private let followed = Guarded<[[UInt8]]>([])
+
+    /// How many former epochs the reader remembers.
+    static let followedLimit = 32
 
     /// How long one `XREAD` blocks; between two, the epoch and the counter are checked.
     static let blockMilliseconds = 500
@@ -170,42 +177,89 @@ final class InvalidationReader: Sendable {
     /// `position` if Redis still holds what it was read from; else, after clearing, the end of
     /// the stream Redis holds now.
     private func checked(_ position: Position, on connection: RedisConnection) throws(RedisFailure) -> Position {
+        // The highest number seen: read from the stream, or returned to this process's own
+        // publications (which this reader may not have read yet). Taken BEFORE the counter: a
+        // publication noted by then got its number before the `GET` below, so a counter below it
+        // went back; taken after, a publication finishing in between looks like one going back.
+        let seen = max(position.sequence, published.value)
+        // One of this process's publications got a number not above an earlier one's: the
+        // counter went back, though publications since may have raised it past `seen` again.
+        let publicationWentBack = published.takeWentBack()
         let epoch = try currentEpoch(on: connection)
+        let counter = try connection.command([Array("GET".utf8), keys.sequence])
+        // Missing: the counter is gone (deleted, restarted empty, or the epoch survived a loss);
+        // not a number: a publication replaces it, and its entry then shows the counter went back.
+        let current: Int64? = counter == .null ? 0 : counter.integer
         guard epoch == position.epoch else {
+            // An epoch this reader followed before, then left: Redis was restored from a snapshot
+            // taken before the epoch was last replaced, and the records of that older epoch are
+            // reachable again. A fresh epoch (Redis restarted empty, or another node's answer to
+            // a loss) only clears: every record under it was written after the loss, which the
+            // numbers compared above, and a publication's going back, can only be of.
+            if hasFollowed(epoch) {
+                return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
+            }
             clearAll("Redis restarted empty or was flushed (its epoch changed)")
             return try end(on: connection, epoch: epoch)
         }
+        if publicationWentBack {
+            return try rolledBack(on: connection, replacing: epoch, "a publication got a number not above an earlier one's")
+        }
+        if let current, current < seen {
+            return try rolledBack(on: connection, replacing: epoch, "the sequence counter went back (\(current) after \(seen))")
+        }
         var position = position
         position.checkedAt = ContinuousClock.now
-        let counter = try connection.command([Array("GET".utf8), keys.sequence])
-        // Missing: the counter is gone (deleted, or the epoch survived a loss); not a number: a
-        // publication replaces it, and its entry then shows the counter went back.
-        let current: Int64? = counter == .null ? 0 : counter.integer
-        // The highest number seen: read from the stream, or returned to this process's own
-        // publications (which this reader may not have read yet).
-        let seen = max(position.sequence, published.value)
-        if let current, current < seen {
-            return try rolledBack(on: connection, "the sequence counter went back (\(current) after \(seen))")
-        }
         return position
+    }
+
+    /// Notes that the reader follows `epoch` (kept: the last ``followedLimit``).
+    private func follow(_ epoch: [UInt8]) {
+        followed.withLock { epochs in
+            epochs.removeAll { $0 == epoch }
+            epochs.append(epoch)
+            if epochs.count > Self.followedLimit { epochs.removeFirst(epochs.count - Self.followedLimit) }
+        }
+    }
+
+    /// Whether `epoch` is the one the reader follows now (tests wait for it).
+    func followsEpoch(_ epoch: [UInt8]) -> Bool {
+        followed.withLock { $0.last == epoch }
+    }
+
+    /// Whether the reader followed `epoch` once.
+    private func hasFollowed(_ epoch: [UInt8]) -> Bool {
+        followed.withLock { $0.contains(epoch) }
     }
 
     /// Redis's data went back in time (restored from an older snapshot, or its counter was
     /// deleted): records in it may predate writes the fleet saw. A new epoch makes every record
     /// key unreachable for every node (each sees the epoch change and clears); this one clears now.
-    private func rolledBack(on connection: RedisConnection, _ reason: String) throws(RedisFailure) -> Position {
-        let epoch = try currentEpoch(on: connection, replacing: true)
+    ///
+    /// `expected` is the epoch found to have gone back: replaced only if it is still there. Else
+    /// another node replaced it first (one new epoch for the fleet, not one per node that noticed),
+    /// unless the one there now is one this reader left, come back: that one is replaced too.
+    private func rolledBack(
+        on connection: RedisConnection, replacing expected: [UInt8], _ reason: String
+    ) throws(RedisFailure) -> Position {
+        let fresh = Array(UUID().uuidString.utf8)
+        var epoch = try currentEpoch(on: connection, replacing: expected, with: fresh)
+        if epoch != fresh && hasFollowed(epoch) {
+            epoch = try currentEpoch(on: connection, replacing: epoch)
+        }
         clearAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)")
         return try end(on: connection, epoch: epoch)
     }
 
     /// The epoch, created if missing, replaced if it is not a short string (another client's
-    /// value), or replaced in any case when `replacing`: a random value that lives as long as
-    /// Redis's data does.
-    private func currentEpoch(on connection: RedisConnection, replacing: Bool = false) throws(RedisFailure) -> [UInt8] {
+    /// value), or replaced when it is still `replacing`: a random value (`fresh`) that lives as
+    /// long as Redis's data does.
+    private func currentEpoch(
+        on connection: RedisConnection, replacing: [UInt8]? = nil, with fresh: [UInt8] = Array(UUID().uuidString.utf8)
+    ) throws(RedisFailure) -> [UInt8] {
         let reply = try connection.command([
             Array("EVAL".utf8), Array(RedisScripts.epoch.utf8), Array("1".utf8), keys.epoch,
-            Array(UUID().uuidString.utf8), Array((replacing ? "1" : "0").utf8),
+            fresh, Array((replacing == nil ? "0" : "1").utf8), replacing ?? [],
         ])
         guard let epoch = reply.bytes, !epoch.isEmpty else {
             throw RedisFailure(description: "could not read the epoch: \(reply)", brokeConnection: false)
@@ -225,6 +279,7 @@ final class InvalidationReader: Sendable {
         // Starting again from the counter: what this process published before is of data it has
         // just cleared (a new epoch, a counter gone back) or that this position already covers.
         published.reset()
+        follow(epoch)
         var id = Array("0-0".utf8)
         if case .array(let entries) = replies[0], case .array(let parts)? = entries.first, let last = parts.first?.bytes {
             id = last
@@ -254,7 +309,7 @@ final class InvalidationReader: Sendable {
                 }
                 if entry.sequence <= position.sequence {
                     return try rolledBack(
-                        on: connection, "entry \(entry.sequence) after \(position.sequence): the counter went back")
+                        on: connection, replacing: position.epoch, "entry \(entry.sequence) after \(position.sequence): the counter went back")
                 }
                 if entry.sequence != position.sequence + 1 {
                     clearAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))")

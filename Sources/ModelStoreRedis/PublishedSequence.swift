@@ -1,21 +1,47 @@
-/// The highest sequence number this process's own publications got from Redis's counter.
+/// The highest sequence number this process's own publications got from Redis's counter, and
+/// whether one of them showed the counter went back.
 ///
 /// The invalidation reader compares the counter with it as well as with the last entry it read:
 /// a reader that lagged behind this process's publications (disconnected, or backing off) when
 /// Redis went back to an older snapshot would otherwise find the restored counter "ahead" of it
 /// and never learn that writes it published were lost with the snapshot.
+///
+/// Comparing is not enough on its own: publications made after the restore (ones queued while
+/// Redis was down, retried) raise the counter again, possibly past the highest number noted
+/// before the reader's next check. This process's publications run one at a time, so each gets a
+/// number above the last one's unless the counter went back: a number not above the highest
+/// noted is kept as a flag the reader takes at its next check.
 final class PublishedSequence: Sendable {
-    private let highest = Guarded<Int64>(0)
+    private struct State {
+        var highest: Int64 = 0
+        var wentBack = false
+    }
+
+    private let state = Guarded(State())
 
     /// Notes a number a publication's script returned.
     func note(_ sequence: Int64) {
-        highest.withLock { $0 = max($0, sequence) }
+        state.withLock { state in
+            if state.highest > 0 && sequence <= state.highest { state.wentBack = true }
+            state.highest = max(state.highest, sequence)
+        }
     }
 
-    /// Forgets it: Redis's data was replaced (a new epoch), numbers start again.
+    /// Forgets the highest number: Redis's data was replaced (a new epoch), numbers start again.
+    /// The flag stays: set by a publication after the reader read the counter, it may be of a
+    /// later going back (taking it twice costs one more new epoch, losing it a stale record).
     func reset() {
-        highest.withLock { $0 = 0 }
+        state.withLock { $0.highest = 0 }
     }
 
-    var value: Int64 { highest.withLock { $0 } }
+    var value: Int64 { state.withLock { $0.highest } }
+
+    /// Whether a publication got a number not above an earlier one's since the last call (the
+    /// counter went back under it); clears the flag.
+    func takeWentBack() -> Bool {
+        state.withLock { state in
+            defer { state.wentBack = false }
+            return state.wentBack
+        }
+    }
 }

@@ -104,12 +104,15 @@ enum RedisScripts {
         return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
         """
 
-    /// KEYS: the epoch. ARGV: a fresh epoch, and whether to replace the epoch even if it is
-    /// valid ('1': Redis's data went back in time). Returns the epoch, created if missing and
-    /// replaced if it is not a string of 1 to 64 bytes.
+    /// KEYS: the epoch. ARGV: a fresh epoch, whether to replace the epoch even if it is valid
+    /// ('1': Redis's data went back in time), and the epoch the caller found went back: replaced
+    /// only if it is still that one (two nodes that notice one going back make one new epoch, not
+    /// one each, the second wiping what the fleet stored under the first). Returns the epoch,
+    /// created if missing and replaced if it is not a string of 1 to 64 bytes.
     static let epoch = """
         local kind = redis.call('TYPE', KEYS[1])['ok']
-        if ARGV[2] == '1' or kind ~= 'string' or redis.call('STRLEN', KEYS[1]) == 0 or redis.call('STRLEN', KEYS[1]) > 64 then
+        if kind ~= 'string' or redis.call('STRLEN', KEYS[1]) == 0 or redis.call('STRLEN', KEYS[1]) > 64
+          or (ARGV[2] == '1' and redis.call('GET', KEYS[1]) == ARGV[3]) then
           redis.call('SET', KEYS[1], ARGV[1])
         end
         return redis.call('GET', KEYS[1])

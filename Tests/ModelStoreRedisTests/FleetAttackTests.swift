@@ -421,4 +421,38 @@ struct FleetAttackTests {
                 try [a, b].allSatisfy { try $0.value("k") != "v1" && $0.value("removed") == nil }
             } != nil)
     }
+
+    /// Redis goes back to a snapshot taken before its epoch was last replaced (here another
+    /// client replaced it; a flush or a node's answer to a lost counter does too). The snapshot
+    /// brings its older epoch back, and with it records the fleet overwrote since: a node that
+    /// followed that epoch before must take its return for a rollback (a new epoch), not for one
+    /// more epoch change (a clear, after which it reads the old records again).
+    @Test func aSnapshotFromBeforeTheEpochWasReplacedBringsNothingBack() throws {
+        let server = try RedisServer(persistent: true)
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        try a.store.set(Profile(value: "v1"), forKey: "removed")
+        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
+        try server.command(["SAVE"])
+        let epochKey = a.tier.keys.epoch
+        try server.command([Array("SET".utf8), epochKey, Array("another".utf8)])
+        // Both readers follow the new epoch (each clears: nothing of theirs is under it yet).
+        #expect(timeUntil { [a, b].allSatisfy { $0.tier.reader.followsEpoch(Array("another".utf8)) } } != nil)
+        try a.store.set(Profile(value: "v2"), forKey: "k")
+        try a.store.removeObject(forKey: "removed")
+        #expect(try timeUntil { try b.value("k") == "v2" && b.value("removed") == nil } != nil)
+        server.kill()
+        try server.start()
+        // Every value either node reads from now on, while the readers notice and afterwards.
+        var staleReads = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        while clock.now - start < .seconds(2) {
+            for node in [a, b] where try node.value("k") == "v1" || node.value("removed") != nil { staleReads += 1 }
+            usleep(1_000)
+        }
+        #expect(staleReads == 0)
+        #expect(try server.command([Array("GET".utf8), epochKey]).text != "another")
+    }
 }

@@ -83,4 +83,27 @@ struct InvalidationStreamTests {
         #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", keyPrefix: "p:", connectTimeout: .seconds(-1)) }
         #expect(throws: ModelStoreError.self) { try RedisTier(host: "h", keyPrefix: "p:", streamLength: 0) }
     }
+
+    /// A writer's publications run one at a time, so each number is above the last one's unless
+    /// the counter went back; publications after a restore from an older snapshot (retried ones)
+    /// can raise the counter past the highest number noted before the reader checks, so the
+    /// going back must be kept as a flag, not only as a comparison the next numbers undo.
+    @Test func aPublicationNumberedNotAboveAnEarlierOneIsKeptAsAGoingBack() {
+        let published = PublishedSequence()
+        published.note(3)
+        published.note(4)
+        #expect(!published.takeWentBack())
+        // Restored with the counter at 2: the next two publications get 3 and 4 again.
+        published.note(3)
+        published.note(4)
+        #expect(published.value == 4)
+        #expect(published.takeWentBack())
+        #expect(!published.takeWentBack())
+        // A reset (a new epoch: numbers start again) is not a going back, nor does it drop one.
+        published.note(1)
+        published.reset()
+        #expect(published.takeWentBack())
+        published.note(1)
+        #expect(!published.takeWentBack())
+    }
 }
