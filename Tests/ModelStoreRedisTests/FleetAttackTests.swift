@@ -9,6 +9,18 @@ import Testing
 /// generation), hostile stream entries, and a node whose invalidation reader connects late.
 @Suite(.serialized, .enabled(if: RedisServer.isInstalled, "needs redis-server (scripts/install-dependencies)"))
 struct FleetAttackTests {
+    /// Two nodes over `server`: a wrote "v1" under "k" and "removed", b holds both in its own
+    /// LevelDB, and Redis saved a snapshot of that moment (to be restored later).
+    static func twoNodesAfterASnapshot(_ server: RedisServer) throws -> (FleetNode, FleetNode) {
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        try a.store.set(Profile(value: "v1"), forKey: "removed")
+        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
+        try server.command(["SAVE"])
+        return (a, b)
+    }
+
     /// Redis restarted WITH its data, from a snapshot older than the last writes: the records,
     /// the sequence counter and the stream go back in time while the epoch stays. A removed or
     /// overwritten value must not come back on any node, including one that starts afterwards.
@@ -110,28 +122,16 @@ struct FleetAttackTests {
         try a.store.set(Profile(value: "v2"), forKey: "k")
         #expect(try timeUntil { try b.value("k") != "v1" } != nil, "an overwrite after: \(damage)")
         // Then the fleet works again: writes (repeated until the damage is handled) reach b.
-        #expect(
-            try timeUntil {
-                try a.store.set(Profile(value: "v3"), forKey: "k")
-                return try b.value("k") == "v3"
-            } != nil, "a write after: \(damage)")
+        #expect(try a.writeReaches(b, key: "k", value: "v3"), "a write after: \(damage)")
         try a.store.removeObject(forKey: "k")
         #expect(try timeUntil { try b.value("k") == nil } != nil, "a removal after: \(damage)")
         // A node that starts now reads through Redis (before any bulk removal makes every node
         // read the generation again).
         let c = try FleetNode(server)
-        #expect(
-            try timeUntil {
-                try a.store.set(Profile(value: "shared"), forKey: "s")
-                return try c.value("s") == "shared"
-            } != nil, "a read through Redis after: \(damage)")
+        #expect(try a.writeReaches(c, key: "s", value: "shared"), "a read through Redis after: \(damage)")
         try a.store.removeObject(forKey: "s")
         #expect(try timeUntil { try c.value("s") == nil && b.value("s") == nil } != nil, "\(damage)")
-        #expect(
-            try timeUntil {
-                try a.store.set(Profile(value: "p"), forKey: "p:1")
-                return try b.value("p:1") == "p"
-            } != nil, "a write after: \(damage)")
+        #expect(try a.writeReaches(b, key: "p:1", value: "p"), "a write after: \(damage)")
         try a.store.removeObjects(withPrefix: "p:")
         #expect(try timeUntil { try b.value("p:1") == nil } != nil, "a removal by prefix after: \(damage)")
         // No reader or pool reconnects in a loop on the damage.
@@ -201,12 +201,7 @@ struct FleetAttackTests {
     /// write must still reach them, as a removal at least, never be dropped with the close.
     @Test func aWriteQueuedWhileRedisIsDownStillReachesTheFleetAfterTheStoreCloses() throws {
         let server = try RedisServer(persistent: true)
-        let a = try FleetNode(server)
-        let b = try FleetNode(server)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        try a.store.set(Profile(value: "v1"), forKey: "removed")
-        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
-        try server.command(["SAVE"])
+        let (a, b) = try Self.twoNodesAfterASnapshot(server)
 
         server.kill()
         try a.store.set(Profile(value: "v2"), forKey: "k")
@@ -308,11 +303,7 @@ struct FleetAttackTests {
         // The one before, and at most one new one.
         #expect(epochs.count <= 2, "\(epochs.count) epochs in 2 s")
         // And the fleet works on.
-        #expect(
-            try timeUntil {
-                try a.store.set(Profile(value: "after"), forKey: "k")
-                return try b.value("k") == "after"
-            } != nil)
+        #expect(try a.writeReaches(b, key: "k", value: "after"))
     }
 
     /// A tier shut down while its stores stay open no longer follows the stream: those stores
@@ -386,11 +377,7 @@ struct FleetAttackTests {
         let c = try FleetNode(server)
         #expect(try c.value("p:1") == nil)
         // And the fleet works on, b and c on the same generation.
-        #expect(
-            try timeUntil {
-                try b.store.set(Profile(value: "again"), forKey: "p:2")
-                return try c.value("p:2") == "again"
-            } != nil)
+        #expect(try b.writeReaches(c, key: "p:2", value: "again"))
     }
 
     /// Redis goes back to an older snapshot while every node's reader lagged behind the writes
@@ -398,12 +385,7 @@ struct FleetAttackTests {
     /// past the snapshot's counter, so only the writer's own publications tell it went back.
     @Test func aRestoreWhileEveryReaderLaggedIsStillNoticedByTheWriter() throws {
         let server = try RedisServer(persistent: true)
-        let a = try FleetNode(server)
-        let b = try FleetNode(server)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        try a.store.set(Profile(value: "v1"), forKey: "removed")
-        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
-        try server.command(["SAVE"])
+        let (a, b) = try Self.twoNodesAfterASnapshot(server)
         try server.command(["ACL", "SETUSER", "default", "-xread"])
         // The readers' blocked XREADs return (within 500 ms); the next ones are refused.
         #expect(
@@ -429,12 +411,7 @@ struct FleetAttackTests {
     /// more epoch change (a clear, after which it reads the old records again).
     @Test func aSnapshotFromBeforeTheEpochWasReplacedBringsNothingBack() throws {
         let server = try RedisServer(persistent: true)
-        let a = try FleetNode(server)
-        let b = try FleetNode(server)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        try a.store.set(Profile(value: "v1"), forKey: "removed")
-        #expect(try b.holdsLocally("k") && b.holdsLocally("removed"))
-        try server.command(["SAVE"])
+        let (a, b) = try Self.twoNodesAfterASnapshot(server)
         let epochKey = a.tier.keys.epoch
         try server.command([Array("SET".utf8), epochKey, Array("another".utf8)])
         // Both readers follow the new epoch (each clears: nothing of theirs is under it yet).

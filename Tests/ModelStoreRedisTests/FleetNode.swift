@@ -48,6 +48,16 @@ final class FleetNode: @unchecked Sendable {
             return try store.snapshot().object(Profile.self, forKey: key) != nil
         } != nil
     }
+
+    /// Whether a write of `value` under `key` on this node is read on `other` within the
+    /// bounded wait, writing again on each poll: that the fleet works on after an attack, once
+    /// whatever the attack left has been noticed.
+    func writeReaches(_ other: FleetNode, key: String, value: String) throws -> Bool {
+        try timeUntil {
+            try store.set(Profile(value: value), forKey: key)
+            return try other.value(key) == value
+        } != nil
+    }
 }
 
 extension FleetNode {
