@@ -192,12 +192,7 @@ private final class IndexedGRDB {
     private let codec = JSONModelCodec.foundation
 
     init(path: String, withIndexes: Bool) throws {
-        var configuration = Configuration()
-        configuration.journalMode = .wal
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
-        }
-        queue = try DatabaseQueue(path: path, configuration: configuration)
+        queue = try DatabaseQueue(path: path, configuration: GRDBStore.configuration())
         try queue.inDatabase { db in
             try db.execute(sql: """
                 CREATE TABLE kv (key TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL, grp INTEGER NOT NULL, \
