@@ -63,6 +63,9 @@ struct ChangeList {
 
     var count: Int { single == nil ? many.count : 1 }
 
+    /// The write's one change, when it changes one key and no prefix.
+    var only: KeyChange? { prefixes.isEmpty ? single : nil }
+
     mutating func append(_ change: KeyChange) {
         if single == nil, many.isEmpty {
             single = change

@@ -129,6 +129,9 @@ struct IndexWork {
         for (id, values) in changes {
             let partStart = scratch.value.count
             Self.appendID(id, to: &scratch.value)
+            // One byte for the part's length, the LEB128 of any length below 128; widened below
+            // for a longer part.
+            scratch.value.append(0)
             let start = scratch.value.count
             for value in values {
                 let next = scratch.value.count
@@ -165,10 +168,12 @@ struct IndexWork {
             }
             if start == end {
                 scratch.value.removeSubrange(partStart...)
+            } else if end - start < 0x80 {
+                scratch.value[start - 1] = UInt8(end - start)
             } else {
                 var length: [UInt8] = []
                 LEB128.append(end - start, to: &length)
-                scratch.value.insert(contentsOf: length, at: start)
+                scratch.value.replaceSubrange((start - 1)..<start, with: length)
             }
         }
         // The parts of indexes this write did not change.
@@ -213,10 +218,7 @@ struct IndexWork {
 
     @inline(__always)
     private static func appendID(_ id: UInt32, to buffer: inout [UInt8]) {
-        buffer.append(UInt8(truncatingIfNeeded: id >> 24))
-        buffer.append(UInt8(truncatingIfNeeded: id >> 16))
-        buffer.append(UInt8(truncatingIfNeeded: id >> 8))
-        buffer.append(UInt8(truncatingIfNeeded: id))
+        withUnsafeBytes(of: id.bigEndian) { buffer.append(contentsOf: $0) }
     }
 
     @inline(__always)
@@ -294,6 +296,19 @@ extension IndexRegistry {
     /// - Throws: ``ModelStoreError/indexerFailed(index:key:message:)`` (nothing is written),
     ///   LevelDB's error reading a values entry, or applying the write.
     func apply(_ write: EngineWrite, _ changes: ChangeList, to engine: LevelDB, sync: Bool) throws {
+        if case let .put(key, _) = write, let change = changes.only, change.kind == .set,
+            let computed = change.indexValues, computed.generation == generation,
+            computed.byID.count == computed.maintained.indexes.count
+        {
+            // Most sets: one record whose values were all computed from its model, for indexes
+            // that have not changed since. No look-up, no decode, the key as the put carries it.
+            assert(key.starts(with: change.space.prefix) && key.count == change.space.prefix.count + change.key.utf8.count)
+            var work = IndexWork(engine: engine, write: write)
+            defer { work.finish() }
+            let userKey = UnsafeRawBufferPointer(rebasing: key[change.space.prefix.count...])
+            try work.update(space: change.space, userKey: userKey, computed.byID, stored: computed.maintained.stored)
+            return try engine.write(work.batch, sync: sync)
+        }
         guard let work = try work(of: write, changes, engine: engine) else { return try write.apply(to: engine, sync: sync) }
         defer { work.finish() }
         try engine.write(work.batch, sync: sync)
@@ -304,7 +319,8 @@ extension IndexRegistry {
         guard !isEmpty else { return nil }
         var work: IndexWork?
         try changes.forEach { change in
-            let (indexes, stored) = maintained(in: change.space)
+            let maintained = maintained(by: change)
+            let indexes = maintained.indexes
             guard !indexes.isEmpty else { return }
             if work == nil { work = IndexWork(engine: engine, write: write, tracksPending: changes.count > 1) }
             try change.space.withPhysicalKey(change.key) { physicalKey in
@@ -330,7 +346,7 @@ extension IndexRegistry {
                         // the index's part stays.
                     }
                 }
-                try work!.update(space: change.space, userKey: userKey, values, stored: stored)
+                try work!.update(space: change.space, userKey: userKey, values, stored: maintained.stored)
             }
         }
         return work

@@ -96,9 +96,15 @@ final class TypedIndexer<Model: Decodable>: IndexComputing {
     }
 }
 
-/// The new index values a set brings, computed from the model before the write (by id).
+/// The new index values a set brings, computed from the model before the write (by id), and
+/// the space's indexes they were computed for: while no index of the database changed since
+/// (the same ``generation``), the funnel takes them as they are, without looking them up again.
 struct ComputedIndexValues {
     var byID: [(id: UInt32, values: [IndexValue])] = []
+    /// What the values were computed for.
+    let maintained: MaintainedIndexes
+    /// The registry's generation when they were.
+    let generation: UInt64
 
     subscript(id: UInt32) -> [IndexValue]? {
         for entry in byID where entry.id == id { return entry.values }
@@ -106,16 +112,36 @@ struct ComputedIndexValues {
     }
 }
 
+/// The indexes of one key space in this process and the ids of the current indexes the
+/// database defines there: what a write in the space maintains. Replaced whole, never changed.
+final class MaintainedIndexes: Sendable {
+    let indexes: [DefinedIndex]
+    let stored: Set<UInt32>
+
+    init(indexes: [DefinedIndex], stored: Set<UInt32>) {
+        self.indexes = indexes
+        self.stored = stored
+    }
+
+    static let none = MaintainedIndexes(indexes: [], stored: [])
+}
+
 /// The indexes defined in this process on one open database, by key space.
 final class IndexRegistry: @unchecked Sendable {
-    // @unchecked: `bySpace` and `storedBySpace` are only touched under `lock`; `count` is atomic.
+    // @unchecked: `bySpace` is only touched under `lock`; `count` and `currentGeneration` are atomic.
     private let lock = Lock()
-    private var bySpace: [KeySpace: [DefinedIndex]] = [:]
-    /// The ids of the current indexes the database defines in each space this process defines
-    /// one in, its own and others' (see ``setStoredIDs(_:in:)``).
-    private var storedBySpace: [KeySpace: Set<UInt32>] = [:]
+    /// Each space this process defines an index in: its indexes, and the ids of the current
+    /// indexes the database defines there, its own and others' (see ``setStoredIDs(_:in:)``).
+    private var bySpace: [KeySpace: MaintainedIndexes] = [:]
     /// How many indexes are defined: read without the lock by every write.
     private let count = AtomicWord()
+    /// Moves on with every change of `bySpace`, which happens under the exclusive write gate:
+    /// a write's computed values whose generation is still current need no new look-up.
+    private let currentGeneration = AtomicWord()
+
+    /// Which state of the indexes a write's computed values belong to.
+    @inline(__always)
+    var generation: UInt64 { currentGeneration.load() }
 
     /// Whether no index is defined: a write then pays one atomic load for indexes.
     @inline(__always)
@@ -125,15 +151,23 @@ final class IndexRegistry: @unchecked Sendable {
     @inline(__always)
     func indexes(for space: KeySpace) -> [DefinedIndex] {
         guard !isEmpty else { return [] }
-        return lock.withLock { bySpace[space] ?? [] }
+        return lock.withLock { bySpace[space]?.indexes ?? [] }
     }
 
     /// The indexes of `space` and the ids of the current indexes the database defines there:
     /// what a write's values entry is rewritten with (IndexMaintenance.swift).
     @inline(__always)
-    func maintained(in space: KeySpace) -> (indexes: [DefinedIndex], stored: Set<UInt32>) {
-        guard !isEmpty else { return ([], []) }
-        return lock.withLock { (bySpace[space] ?? [], storedBySpace[space] ?? []) }
+    func maintained(in space: KeySpace) -> MaintainedIndexes {
+        guard !isEmpty else { return .none }
+        return lock.withLock { bySpace[space] ?? .none }
+    }
+
+    /// What a change of `space` maintains, under the exclusive write gate: its computed values'
+    /// look-up while no index changed since, else a new one.
+    @inline(__always)
+    func maintained(by change: KeyChange) -> MaintainedIndexes {
+        if let computed = change.indexValues, computed.generation == generation { return computed.maintained }
+        return maintained(in: change.space)
     }
 
     /// Records `ids`, those of the current (built or building) definitions the database holds
@@ -141,8 +175,10 @@ final class IndexRegistry: @unchecked Sendable {
     /// ids (an index another program defines) and drops the others (entries already cleared).
     func setStoredIDs(_ ids: Set<UInt32>, in space: KeySpace) {
         lock.withLock {
+            guard let current = bySpace[space] else { return }
             // This process's own indexes are current whatever the scan found.
-            storedBySpace[space] = ids.union((bySpace[space] ?? []).map(\.id))
+            bySpace[space] = MaintainedIndexes(indexes: current.indexes, stored: ids.union(current.indexes.map(\.id)))
+            currentGeneration.store(currentGeneration.load() &+ 1)
         }
     }
 
@@ -155,21 +191,29 @@ final class IndexRegistry: @unchecked Sendable {
     /// gate, so no write is between computing and applying its index work meanwhile.
     func register(_ index: DefinedIndex) {
         lock.withLock {
-            var list = bySpace[index.space] ?? []
+            let current = bySpace[index.space] ?? .none
+            var list = current.indexes
             list.removeAll { $0.name.utf8.elementsEqual(index.name.utf8) }
             list.append(index)
-            bySpace[index.space] = list
-            count.store(UInt64(bySpace.values.reduce(0) { $0 + $1.count }))
+            bySpace[index.space] = MaintainedIndexes(indexes: list, stored: current.stored.union([index.id]))
+            didChange()
         }
     }
 
     /// Removes the index `name` of `space`; under the exclusive write gate, as ``register(_:)``.
     func unregister(_ name: String, in space: KeySpace) {
         lock.withLock {
-            bySpace[space]?.removeAll { $0.name.utf8.elementsEqual(name.utf8) }
-            if bySpace[space]?.isEmpty == true { bySpace[space] = nil }
-            count.store(UInt64(bySpace.values.reduce(0) { $0 + $1.count }))
+            guard let current = bySpace[space] else { return }
+            let list = current.indexes.filter { !$0.name.utf8.elementsEqual(name.utf8) }
+            bySpace[space] = list.isEmpty ? nil : MaintainedIndexes(indexes: list, stored: current.stored)
+            didChange()
         }
+    }
+
+    /// After a change of ``bySpace``, under `lock`.
+    private func didChange() {
+        count.store(UInt64(bySpace.values.reduce(0) { $0 + $1.indexes.count }))
+        currentGeneration.store(currentGeneration.load() &+ 1)
     }
 
     /// Whether any of `changes` is in a space with indexes: its write must then carry index work.
@@ -177,6 +221,8 @@ final class IndexRegistry: @unchecked Sendable {
     func maintains(_ changes: ChangeList) -> Bool {
         guard !isEmpty else { return false }
         var found = false
+        changes.forEach { if $0.indexValues != nil { found = true } }
+        if found { return true }
         lock.withLock { changes.forEach { if !found, bySpace[$0.space] != nil { found = true } } }
         return found
     }
@@ -185,11 +231,11 @@ final class IndexRegistry: @unchecked Sendable {
     @inline(__always)
     func values<Value>(of model: Value, key: String, in space: KeySpace) throws(ModelStoreError) -> ComputedIndexValues? {
         guard !isEmpty else { return nil }
-        let indexes = indexes(for: space)
-        guard !indexes.isEmpty else { return nil }
-        var computed = ComputedIndexValues()
-        computed.byID.reserveCapacity(indexes.count)
-        for index in indexes {
+        let (found, current) = lock.withLock { () -> (MaintainedIndexes?, UInt64) in (bySpace[space], currentGeneration.load()) }
+        guard let maintained = found else { return nil }
+        var computed = ComputedIndexValues(maintained: maintained, generation: current)
+        computed.byID.reserveCapacity(maintained.indexes.count)
+        for index in maintained.indexes {
             if let values = try index.values(of: model, key: key) { computed.byID.append((index.id, values)) }
         }
         return computed

@@ -72,8 +72,10 @@ extension IndexValue {
         Double(bitPattern: ordered & (1 << 63) != 0 ? ordered & ~(1 << 63) : ~ordered)
     }
 
+    @inline(__always)
     private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        // One append of eight bytes, not eight appends: this runs for every value of every write.
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func loadBigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {

@@ -143,6 +143,31 @@ struct IndexLayoutTests {
         #expect(try store.rawValuesEntries() == before)
         #expect(try store.rawIndexKeys() == (5, 1))
     }
+
+    @Test(
+        "A values entry part whose length needs one LEB128 byte or two (127 and 128 bytes of encodings, and around them) reads back exactly; overwrites and removals leave no entry behind",
+        arguments: [123, 124, 125, 126, 500])
+    func partLengthsAroundOneByte(authorLength: Int) throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        try PostIndexes.define(on: posts)
+        // A string encodes as its bytes plus 3 (kind byte and terminator): these authors give
+        // byAuthor parts of 126 to 129 bytes (and 503); the tags give byTag parts around 127 too.
+        let author = String(repeating: "a", count: authorLength)
+        let tags = (0..<(authorLength / 6)).map { "t\($0)" }
+        try posts.set(post(author, tags), forKey: "p")
+        let parts = try #require(try store.rawValuesEntries().first?.value)
+        let authorID = try #require(parts.first { $0.value == [[IndexValue.Kind.string.rawValue] + Array(author.utf8) + [0, 1]] }?.key)
+        #expect(parts[authorID]?.first?.count == authorLength + 3)
+        #expect(try posts.keys(where: "byAuthor", equals: .string(author)).collect() == ["p"])
+        #expect(try posts.count(where: "byTag", equals: .string("t0")) == (tags.isEmpty ? 0 : 1))
+        try posts.set(post("b" + author, ["other"]), forKey: "p")
+        #expect(try posts.keys(where: "byAuthor", equals: .string(author)).collect() == [])
+        #expect(try posts.keys(where: "byAuthor", equals: .string("b" + author)).collect() == ["p"])
+        #expect(try posts.count(where: "byTag", equals: .string("t0")) == 0)
+        try posts.removeObject(forKey: "p")
+        #expect(try store.rawIndexKeys() == (0, 0))
+    }
 }
 
 extension ModelStore {
