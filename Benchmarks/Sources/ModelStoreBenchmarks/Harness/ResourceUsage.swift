@@ -34,3 +34,11 @@ private func resourceUsage() -> rusage {
 func blackHole<Value>(_ value: Value) {
     withExtendedLifetime(value) {}
 }
+
+/// CPU seconds (user + system) the calling thread has used: a write's own work, without the
+/// compactions LevelDB runs on its background thread.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+}
