@@ -42,7 +42,7 @@ final class DefinedIndex: Sendable {
     func values<Value>(of model: Value, key: String) throws(ModelStoreError) -> [IndexValue]? {
         guard Value.self == modelType else { return nil }
         do {
-            return try withUnsafePointer(to: model) { try computing.values(at: UnsafeRawPointer($0)) }
+            return try computing.values(of: model)
         } catch {
             throw failure(error, key: key)
         }
@@ -65,8 +65,8 @@ final class DefinedIndex: Sendable {
 
 /// An indexer and the model type it reads, behind a protocol so the index's other parts are not generic.
 protocol IndexComputing: Sendable {
-    /// The indexer on the model at `pointer`, which is of the indexer's model type.
-    func values(at pointer: UnsafeRawPointer) throws -> [IndexValue]
+    /// The indexer on `model`, which is of the indexer's model type.
+    func values<Value>(of model: Value) throws -> [IndexValue]
     /// The indexer on a stored record decoded as the model type; nil when it does not decode.
     func values(ofRecord record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer) throws -> [IndexValue]?
 }
@@ -80,8 +80,11 @@ final class TypedIndexer<Model: Decodable>: IndexComputing {
         self.reader = reader
     }
 
-    func values(at pointer: UnsafeRawPointer) throws -> [IndexValue] {
-        try indexer(pointer.assumingMemoryBound(to: Model.self).pointee)
+    func values<Value>(of model: Value) throws -> [IndexValue] {
+        // `Value` is `Model` (the caller checked), so the indexer already has the type
+        // `(Value) throws -> [IndexValue]`: called as that, it borrows the caller's model, where
+        // reading the model through a pointer copied it (retaining every field) on every write.
+        try unsafeBitCast(indexer, to: (@Sendable (Value) throws -> [IndexValue]).self)(model)
     }
 
     func values(ofRecord record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer) throws -> [IndexValue]? {
