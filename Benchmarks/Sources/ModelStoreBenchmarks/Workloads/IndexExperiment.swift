@@ -1,3 +1,4 @@
+import CLevelDBBaseline
 import Foundation
 import GRDB
 import ModelStore
@@ -177,7 +178,17 @@ func runIndexPutExperiment(records: Int, rounds: Int, directory: String) throws 
         }
         try? FileManager.default.removeItem(at: configuration.directory)
     }
-    let interleaved = try interleavedIndexPuts(records: records, directory: directory + "/interleaved", corpus: corpus, keys: keys)
+    let interleaved = try interleavedIndexPuts(
+        order: Array(0..<records), directory: directory + "/interleaved", corpus: corpus, keys: keys)
+    var random = SplitMix64(seed: 0x1D4)
+    let randomOrder = Array(0..<records).shuffled(using: &random)
+    let shuffled = try interleavedIndexPuts(order: randomOrder, directory: directory + "/shuffled", corpus: corpus, keys: keys)
+    let engine = try engineIndexPuts(order: Array(0..<records), directory: directory + "/engine", corpus: corpus)
+    let engineShuffled = try engineIndexPuts(order: randomOrder, directory: directory + "/engine-shuffled", corpus: corpus)
+    let inRecord = try engineIndexPuts(
+        order: Array(0..<records), directory: directory + "/in-record", corpus: corpus, valuesInRecord: true)
+    let inRecordShuffled = try engineIndexPuts(
+        order: randomOrder, directory: directory + "/in-record-shuffled", corpus: corpus, valuesInRecord: true)
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     func row(_ name: String, _ values: [Double]) -> String {
         "| \(name) | \(String(format: "%.2f", median(values))) | "
@@ -185,33 +196,30 @@ func runIndexPutExperiment(records: Int, rounds: Int, directory: String) throws 
     }
     let ratios = zip(indexedSamples, plainSamples).map { $0.all / $1.all }
     let callerRatios = zip(indexedSamples, plainSamples).map { $0.caller / $1.caller }
-    return [
+    var lines: [String] = [
         "\(records) puts per round, \(rounds) rounds, plain and two indexes alternating",
         "",
         "| operation | µs/put (median) | all rounds |", "|---|---:|---|",
-        row("put, no index", plainSamples.map(\.all)),
-        row("put, two indexes", indexedSamples.map(\.all)),
-        row("put, no index (putting thread)", plainSamples.map(\.caller)),
-        row("put, two indexes (putting thread)", indexedSamples.map(\.caller)),
-        "",
-        String(format: "put with two indexes / plain put: median of rounds' ratios %.2fx, ratio of medians %.2fx (target ≤ 2x)",
-               median(ratios), median(indexedSamples.map(\.all)) / median(plainSamples.map(\.all))),
-        "rounds' ratios: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "),
-        String(format: "putting thread alone: median of rounds' ratios %.2fx", median(callerRatios)),
-        "",
-        "Interleaved: both databases open, \(interleaved.chunks) chunks of \(IndexPutChunks.size) puts each, taking turns:",
-        "",
-        "| operation | putting thread µs/put | LevelDB's thread µs/put (shared by compaction bytes) | all µs/put |", "|---|---:|---:|---:|",
-        String(format: "| put, no index | %.2f | %.2f | %.2f |", interleaved.plain.caller, interleaved.plain.background,
-               interleaved.plain.caller + interleaved.plain.background),
-        String(format: "| put, two indexes | %.2f | %.2f | %.2f |", interleaved.indexed.caller, interleaved.indexed.background,
-               interleaved.indexed.caller + interleaved.indexed.background),
-        "",
-        String(format: "interleaved put with two indexes / plain put: putting thread %.2fx, all %.2fx (target ≤ 2x)",
-               interleaved.indexed.caller / interleaved.plain.caller,
-               (interleaved.indexed.caller + interleaved.indexed.background)
-                   / (interleaved.plain.caller + interleaved.plain.background)),
-    ].joined(separator: "\n")
+    ]
+    lines.append(row("put, no index", plainSamples.map(\.all)))
+    lines.append(row("put, two indexes", indexedSamples.map(\.all)))
+    lines.append(row("put, no index (putting thread)", plainSamples.map(\.caller)))
+    lines.append(row("put, two indexes (putting thread)", indexedSamples.map(\.caller)))
+    lines.append("")
+    lines.append(String(
+        format: "put with two indexes / plain put: median of rounds' ratios %.2fx, ratio of medians %.2fx (target ≤ 2x)",
+        median(ratios), median(indexedSamples.map(\.all)) / median(plainSamples.map(\.all))))
+    lines.append("rounds' ratios: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " "))
+    lines.append(String(format: "putting thread alone: median of rounds' ratios %.2fx", median(callerRatios)))
+    lines.append("")
+    lines += interleaved.report(
+        "Interleaved: both databases open, \(interleaved.chunks) turns of \(IndexPutChunks.size) puts, keys ascending (target ≤ 2x):")
+    lines += shuffled.report("The same with the keys in random order (as a cache fills):")
+    lines += engine.report("LevelDB alone (C API, ModelStore's options and LevelDB work, no encoding), keys ascending:")
+    lines += engineShuffled.report("LevelDB alone, keys in random order:")
+    lines += inRecord.report("LevelDB alone with the values kept in the record (not ModelStore's layout), keys ascending:")
+    lines += inRecordShuffled.report("LevelDB alone with the values kept in the record, keys in random order:")
+    return lines.joined(separator: "\n")
 }
 
 /// How the interleaved measurement splits its puts.
@@ -226,13 +234,15 @@ enum IndexPutChunks {
 /// CPU is measured per turn; LevelDB's one background thread serves both databases, so its CPU
 /// (the process's less the putting thread's) is shared out by the bytes each database's
 /// compactions read and wrote.
+///
+/// - Parameter order: The record numbers, in the order they are put.
 private func interleavedIndexPuts(
-    records: Int, directory: String, corpus: ProfileCorpus, keys: [String]
-) throws -> (chunks: Int, plain: (caller: Double, background: Double), indexed: (caller: Double, background: Double)) {
+    order: [Int], directory: String, corpus: ProfileCorpus, keys: [String]
+) throws -> TurnTakingPuts {
     var configuration = ModelStore.Configuration()
     configuration.directory = URL(fileURLWithPath: directory, isDirectory: true)
     defer { try? FileManager.default.removeItem(at: configuration.directory) }
-    let groups = max(1, records / 20)
+    let groups = max(1, order.count / 20)
     let plainStore = try ModelStore(name: "plain", policy: .never, configuration: configuration)
     let indexedStore = try ModelStore(name: "indexed", policy: .never, configuration: configuration)
     defer {
@@ -243,36 +253,170 @@ private func interleavedIndexPuts(
     let indexed = indexedStore.collection("profiles")
     try indexed.defineIndex("byGroup", of: Profile.self, version: 1) { [.int(Int64($0.id % groups))] }
     try indexed.defineIndex("byJoined", of: Profile.self, version: 1) { [.date($0.joined)] }
-    var plainCaller = 0.0
-    var indexedCaller = 0.0
-    let processStart = processCPUSeconds()
-    let threadStart = threadCPUSeconds()
-    let chunks = (records + IndexPutChunks.size - 1) / IndexPutChunks.size
-    for chunk in 0..<chunks {
-        let numbers = (chunk * IndexPutChunks.size)..<min(records, (chunk + 1) * IndexPutChunks.size)
-        func turn(_ collection: ModelStore.Collection) throws -> Double {
-            let start = threadCPUSeconds()
-            for number in numbers { try collection.set(corpus.profile(number), forKey: keys[number]) }
-            return threadCPUSeconds() - start
-        }
-        if chunk % 2 == 0 {
-            plainCaller += try turn(plain)
-            indexedCaller += try turn(indexed)
-        } else {
-            indexedCaller += try turn(indexed)
-            plainCaller += try turn(plain)
-        }
+    return try TurnTakingPuts(
+        order: order, plain: { try plain.set(corpus.profile($0), forKey: keys[$0]) },
+        indexed: { try indexed.set(corpus.profile($0), forKey: keys[$0]) },
+        statistics: { (try plainStore.statistics(), try indexedStore.statistics()) })
+}
+
+/// What an indexed put costs LevelDB itself, through its C API, with ModelStore's options and
+/// the same turns as ``interleavedIndexPuts(order:directory:corpus:keys:)``: a plain put is one
+/// `leveldb_put` of a record (ModelStore's key layout, 460 bytes: an encoded profile and its
+/// envelope); an indexed put is ModelStore's LevelDB work for two indexes, a `leveldb_get` of
+/// the record's values entry, then one batch with the record, its two index entries (the int
+/// and date encodings of `byGroup` and `byJoined`) and its values entry (29 bytes). No
+/// encoding, no Swift: the ratio an indexed put tends to as ModelStore's own work per put shrinks.
+///
+/// With `valuesInRecord`, the layout ModelStore does not use, measured to weigh it: the values
+/// kept in the record (30 bytes more) instead of a values entry, so the indexed put reads the
+/// record's own key and its batch holds the record and the two entries.
+private func engineIndexPuts(
+    order: [Int], directory: String, corpus: ProfileCorpus, valuesInRecord: Bool = false
+) throws -> TurnTakingPuts {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let tuning = LevelDBTuning.modelStoreDefaults
+    let options = CLevelDBOptions(tuning)
+    func open(_ name: String) throws -> OpaquePointer {
+        let db: OpaquePointer? = try withCLevelDBError { leveldb_open(options.options, directory + "/" + name, $0) }
+        guard let db else { throw CLevelDBError(description: "leveldb_open returned no database") }
+        return db
     }
-    let background = max(0, (processCPUSeconds() - processStart) - (threadCPUSeconds() - threadStart))
-    let plainCompaction = try compactionMegabytes(plainStore.statistics())
-    let indexedCompaction = try compactionMegabytes(indexedStore.statistics())
-    let share = plainCompaction + indexedCompaction > 0 ? indexedCompaction / (plainCompaction + indexedCompaction) : 0.5
-    let perPut = 1e6 / Double(records)
-    return (
-        chunks,
-        (plainCaller * perPut, background * (1 - share) * perPut),
-        (indexedCaller * perPut, background * share * perPut)
-    )
+    let plain = try open("plain")
+    let indexed = try open("indexed")
+    defer {
+        leveldb_close(plain)
+        leveldb_close(indexed)
+    }
+    let writeOptions = leveldb_writeoptions_create()
+    let readOptions = leveldb_readoptions_create()
+    leveldb_readoptions_set_verify_checksums(readOptions, tuning.verifiesChecksums ? 1 : 0)
+    let batch = leveldb_writebatch_create()
+    defer {
+        leveldb_writeoptions_destroy(writeOptions)
+        leveldb_readoptions_destroy(readOptions)
+        leveldb_writebatch_destroy(batch)
+    }
+    // Every key and value is made before the turns, so they time LevelDB's calls alone.
+    let groups = max(1, order.count / 20)
+    let collection: [UInt8] = [0xFE, 8] + Array("profiles".utf8)
+    func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+    struct Keys {
+        let record: [UInt8]
+        let values: [UInt8]
+        let groupEntry: [UInt8]
+        let dateEntry: [UInt8]
+        let valuesEntry: [UInt8]
+    }
+    let keys = (0..<order.count).map { number -> Keys in
+        let user = Array(ProfileCorpus.key(number).utf8)
+        let profile = corpus.profile(number)
+        let group: [UInt8] = [0x02] + bigEndian(UInt64(bitPattern: Int64(profile.id % groups)) ^ (1 << 63))
+        let joined = profile.joined.timeIntervalSinceReferenceDate.bitPattern
+        let date: [UInt8] = [0x04] + bigEndian(joined & (1 << 63) == 0 ? joined ^ (1 << 63) : ~joined)
+        return Keys(
+            record: collection + user, values: [0xFF, 0x13] + collection + user,
+            groupEntry: [0xFF, 0x11, 0, 0, 0, 1] + group + user, dateEntry: [0xFF, 0x11, 0, 0, 0, 2] + date + user,
+            valuesEntry: [1, 0, 0, 0, 1, 9] + group + [0, 0, 0, 2, 9] + date)
+    }
+    var record = [UInt8](repeating: 0x61, count: 460)
+    var recordWithValues = [UInt8](repeating: 0x61, count: 490)
+    func put(_ number: Int) throws {
+        record.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
+        let key = keys[number].record
+        try withCLevelDBError { leveldb_put(plain, writeOptions, key, key.count, record, record.count, $0) }
+    }
+    func indexedPutWithValuesInRecord(_ number: Int) throws {
+        recordWithValues.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
+        let keys = keys[number]
+        var length = 0
+        let old = try withCLevelDBError { leveldb_get(indexed, readOptions, keys.record, keys.record.count, &length, $0) }
+        if let old { leveldb_free(old) }
+        leveldb_writebatch_clear(batch)
+        leveldb_writebatch_put(batch, keys.record, keys.record.count, recordWithValues, recordWithValues.count)
+        leveldb_writebatch_put(batch, keys.groupEntry, keys.groupEntry.count, nil, 0)
+        leveldb_writebatch_put(batch, keys.dateEntry, keys.dateEntry.count, nil, 0)
+        try withCLevelDBError { leveldb_write(indexed, writeOptions, batch, $0) }
+    }
+    func indexedPut(_ number: Int) throws {
+        if valuesInRecord { return try indexedPutWithValuesInRecord(number) }
+        record.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
+        let keys = keys[number]
+        var length = 0
+        let old = try withCLevelDBError { leveldb_get(indexed, readOptions, keys.values, keys.values.count, &length, $0) }
+        if let old { leveldb_free(old) }
+        leveldb_writebatch_clear(batch)
+        leveldb_writebatch_put(batch, keys.record, keys.record.count, record, record.count)
+        leveldb_writebatch_put(batch, keys.groupEntry, keys.groupEntry.count, nil, 0)
+        leveldb_writebatch_put(batch, keys.dateEntry, keys.dateEntry.count, nil, 0)
+        leveldb_writebatch_put(batch, keys.values, keys.values.count, keys.valuesEntry, keys.valuesEntry.count)
+        try withCLevelDBError { leveldb_write(indexed, writeOptions, batch, $0) }
+    }
+    func statistics(_ db: OpaquePointer) -> String {
+        guard let value = leveldb_property_value(db, "leveldb.stats") else { return "" }
+        defer { leveldb_free(value) }
+        return String(cString: value)
+    }
+    return try TurnTakingPuts(
+        order: order, plain: put, indexed: indexedPut, statistics: { (statistics(plain), statistics(indexed)) })
+}
+
+/// A plain and an indexed database put the same records in turns of ``IndexPutChunks/size``:
+/// each one's CPU µs per put, of the putting thread and its share of LevelDB's background thread.
+struct TurnTakingPuts {
+    let chunks: Int
+    let plain: (caller: Double, background: Double)
+    let indexed: (caller: Double, background: Double)
+
+    init(
+        order: [Int], plain plainPut: (Int) throws -> Void, indexed indexedPut: (Int) throws -> Void,
+        statistics: () throws -> (plain: String, indexed: String)
+    ) throws {
+        var plainCaller = 0.0
+        var indexedCaller = 0.0
+        let processStart = processCPUSeconds()
+        let threadStart = threadCPUSeconds()
+        chunks = (order.count + IndexPutChunks.size - 1) / IndexPutChunks.size
+        for chunk in 0..<chunks {
+            let numbers = order[(chunk * IndexPutChunks.size)..<min(order.count, (chunk + 1) * IndexPutChunks.size)]
+            func turn(_ put: (Int) throws -> Void) throws -> Double {
+                let start = threadCPUSeconds()
+                for number in numbers { try put(number) }
+                return threadCPUSeconds() - start
+            }
+            if chunk % 2 == 0 {
+                plainCaller += try turn(plainPut)
+                indexedCaller += try turn(indexedPut)
+            } else {
+                indexedCaller += try turn(indexedPut)
+                plainCaller += try turn(plainPut)
+            }
+        }
+        let background = max(0, (processCPUSeconds() - processStart) - (threadCPUSeconds() - threadStart))
+        let (plainStatistics, indexedStatistics) = try statistics()
+        let plainBytes = compactionMegabytes(plainStatistics)
+        let indexedBytes = compactionMegabytes(indexedStatistics)
+        let share = plainBytes + indexedBytes > 0 ? indexedBytes / (plainBytes + indexedBytes) : 0.5
+        let perPut = 1e6 / Double(order.count)
+        plain = (plainCaller * perPut, background * (1 - share) * perPut)
+        indexed = (indexedCaller * perPut, background * share * perPut)
+    }
+
+    /// The table rows and the ratio line, under `title`.
+    func report(_ title: String) -> [String] {
+        func row(_ name: String, _ cost: (caller: Double, background: Double)) -> String {
+            String(format: "| %@ | %.2f | %.2f | %.2f |", name, cost.caller, cost.background, cost.caller + cost.background)
+        }
+        return [
+            title, "",
+            "| operation | putting thread µs/put | LevelDB's thread µs/put (shared by compaction bytes) | all µs/put |",
+            "|---|---:|---:|---:|",
+            row("put, no index", plain), row("put, two indexes", indexed), "",
+            String(format: "two indexes / no index: putting thread %.2fx, all %.2fx",
+                   indexed.caller / plain.caller, (indexed.caller + indexed.background) / (plain.caller + plain.background)),
+            "",
+        ]
+    }
 }
 
 /// The MiB a database's memtable writes and compactions read and wrote, from the `Read(MB)` and
