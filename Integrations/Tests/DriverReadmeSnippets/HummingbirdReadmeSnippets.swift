@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1277
-    func readmeLine1277() async throws {
-#sourceLocation(file: "README.md", line: 1278)
+    /// README.md:1280
+    func readmeLine1280() async throws {
+#sourceLocation(file: "README.md", line: 1281)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1313
-    func readmeLine1313() async throws {
-#sourceLocation(file: "README.md", line: 1314)
+    /// README.md:1316
+    func readmeLine1316() async throws {
+#sourceLocation(file: "README.md", line: 1317)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1374
-    func readmeLine1374() async throws {
-#sourceLocation(file: "README.md", line: 1375)
+    /// README.md:1377
+    func readmeLine1377() async throws {
+#sourceLocation(file: "README.md", line: 1378)
 
 
 
