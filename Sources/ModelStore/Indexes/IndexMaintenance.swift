@@ -328,7 +328,12 @@ extension IndexRegistry {
                 var values: [(id: UInt32, values: [IndexValue])]
                 if change.kind != .set {
                     values = indexes.map { ($0.id, []) }
-                } else if let computed = change.indexValues, computed.byID.count == indexes.count {
+                } else if let computed = change.indexValues, computed.maintained === maintained,
+                    computed.byID.count == indexes.count
+                {
+                    // Computed for exactly these indexes, each of them: taken whole. Values
+                    // computed before an index changed are taken by id below, so an index
+                    // defined since (its id new) decodes the record instead.
                     values = computed.byID
                 } else {
                     values = []
