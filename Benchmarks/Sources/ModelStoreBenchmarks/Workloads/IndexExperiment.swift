@@ -320,36 +320,27 @@ private func engineIndexPuts(
             valuesEntry: [1, 0, 0, 0, 1, 9] + group + [0, 0, 0, 2, 9] + date)
     }
     var record = [UInt8](repeating: 0x61, count: 460)
-    var recordWithValues = [UInt8](repeating: 0x61, count: 490)
+    var indexedRecord = [UInt8](repeating: 0x61, count: valuesInRecord ? 490 : 460)
     func put(_ number: Int) throws {
         record.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
         let key = keys[number].record
         try withCLevelDBError { leveldb_put(plain, writeOptions, key, key.count, record, record.count, $0) }
     }
-    func indexedPutWithValuesInRecord(_ number: Int) throws {
-        recordWithValues.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
-        let keys = keys[number]
-        var length = 0
-        let old = try withCLevelDBError { leveldb_get(indexed, readOptions, keys.record, keys.record.count, &length, $0) }
-        if let old { leveldb_free(old) }
-        leveldb_writebatch_clear(batch)
-        leveldb_writebatch_put(batch, keys.record, keys.record.count, recordWithValues, recordWithValues.count)
-        leveldb_writebatch_put(batch, keys.groupEntry, keys.groupEntry.count, nil, 0)
-        leveldb_writebatch_put(batch, keys.dateEntry, keys.dateEntry.count, nil, 0)
-        try withCLevelDBError { leveldb_write(indexed, writeOptions, batch, $0) }
-    }
     func indexedPut(_ number: Int) throws {
-        if valuesInRecord { return try indexedPutWithValuesInRecord(number) }
-        record.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
+        indexedRecord.withUnsafeMutableBytes { $0.storeBytes(of: number, as: Int.self) }
         let keys = keys[number]
+        // The old values: the values entry, or the record itself when they are kept in it.
+        let oldValues = valuesInRecord ? keys.record : keys.values
         var length = 0
-        let old = try withCLevelDBError { leveldb_get(indexed, readOptions, keys.values, keys.values.count, &length, $0) }
+        let old = try withCLevelDBError { leveldb_get(indexed, readOptions, oldValues, oldValues.count, &length, $0) }
         if let old { leveldb_free(old) }
         leveldb_writebatch_clear(batch)
-        leveldb_writebatch_put(batch, keys.record, keys.record.count, record, record.count)
+        leveldb_writebatch_put(batch, keys.record, keys.record.count, indexedRecord, indexedRecord.count)
         leveldb_writebatch_put(batch, keys.groupEntry, keys.groupEntry.count, nil, 0)
         leveldb_writebatch_put(batch, keys.dateEntry, keys.dateEntry.count, nil, 0)
-        leveldb_writebatch_put(batch, keys.values, keys.values.count, keys.valuesEntry, keys.valuesEntry.count)
+        if !valuesInRecord {
+            leveldb_writebatch_put(batch, keys.values, keys.values.count, keys.valuesEntry, keys.valuesEntry.count)
+        }
         try withCLevelDBError { leveldb_write(indexed, writeOptions, batch, $0) }
     }
     func statistics(_ db: OpaquePointer) -> String {
