@@ -332,14 +332,14 @@ extension IndexRegistry {
                     computed.byID.count == indexes.count
                 {
                     // Computed for exactly these indexes, each of them: taken whole. Values
-                    // computed before an index changed are taken by id below, so an index
-                    // defined since (its id new) decodes the record instead.
+                    // computed before an index changed are taken index by index below, so an
+                    // index defined since (even under a dropped index's id) decodes the record.
                     values = computed.byID
                 } else {
                     values = []
                     values.reserveCapacity(indexes.count)
                     for index in indexes {
-                        if let computed = change.indexValues?[index.id] {
+                        if let computed = change.indexValues?.values(for: index) {
                             values.append((index.id, computed))
                         } else if let record = work!.record(at: physicalKey) {
                             let decoded = try record.withUnsafeBytes { record in

@@ -109,8 +109,13 @@ struct ComputedIndexValues {
     /// The registry's generation when they were.
     let generation: UInt64
 
-    subscript(id: UInt32) -> [IndexValue]? {
-        for entry in byID where entry.id == id { return entry.values }
+    /// The values computed for `index` itself; nil when they were not (its model type is not
+    /// the set's, or it was defined since). Matched by identity, not by id: a dropped index's id
+    /// is given out again once its entries are cleared, and values computed by the dropped
+    /// index's indexer are not the new index's.
+    func values(for index: DefinedIndex) -> [IndexValue]? {
+        guard maintained.indexes.contains(where: { $0 === index }) else { return nil }
+        for entry in byID where entry.id == index.id { return entry.values }
         return nil
     }
 }

@@ -1,0 +1,128 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import ModelStore
+import ModelStoreTestSupport
+
+/// Every kind of write on one thread while another defines, redefines and drops indexes in the
+/// same collections: the writes' computed values and the removals' index work meet every state
+/// the definitions pass through. Bounded (no sleep): the definer changes something once per
+/// `writesPerChange` writes, coordinated by a counter.
+@Suite("Indexes: writes of every kind racing definitions")
+struct IndexDefinitionRaceTests {
+    @Test("Sets, batches, removals by key, prefix and tag, refreshes and metadata rewrites, while indexes of two collections and the default one are redefined and dropped")
+    func everyWriteRacingDefinitions() async throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        let other = store.collection("other")
+        let author: @Sendable (Post) -> [IndexValue] = { [.string($0.author)] }
+        let upper: @Sendable (Post) -> [IndexValue] = { [.string($0.author.uppercased())] }
+        let score: @Sendable (Post) -> [IndexValue] = { [.int($0.score), .int($0.score / 2)] }
+        let tags: @Sendable (Post) -> [IndexValue] = { $0.tags.map { .string($0) } }
+        try store.defineIndex("byAuthor", of: Post.self, version: 2, author)
+        try posts.defineIndex("byAuthor", of: Post.self, version: 2, author)
+        try other.defineIndex("byAuthor", of: Post.self, version: 2, author)
+        let writes = 1_500
+        let writesPerChange = 40
+        let written = AtomicWord()
+        let failures = Locked<[String]>([])
+        // What the definer left defined: (scope, name) → version (even: `author`, odd: `upper`).
+        let definitions = Locked<[String: Int]>(["default/byAuthor": 2, "posts/byAuthor": 2, "other/byAuthor": 2])
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            do {
+                if worker == 0 {
+                    defer { written.store(UInt64(writes)) }
+                    var generator = SeededGenerator(seed: 26)
+                    let scopes: [any ModelWriter] = [store, posts, other]
+                    for number in 0..<writes {
+                        let scope = scopes[Int.random(in: 0..<3, using: &generator)]
+                        let key = "k\(Int.random(in: 0..<40, using: &generator))"
+                        let post = Post(
+                            author: ["ada", "bob", "cy"][Int.random(in: 0..<3, using: &generator)] + "\(number % 5)",
+                            createdAt: Date(timeIntervalSinceReferenceDate: Double(number)),
+                            tags: number % 3 == 0 ? ["t\(number % 4)", "u"] : [], score: Int64(number % 11))
+                        switch Int.random(in: 0..<10, using: &generator) {
+                        case 0...3: try scope.set(post, forKey: key, tags: post.tags)
+                        case 4:
+                            try store.write { batch in
+                                try batch.set(post, forKey: key, in: posts)
+                                try batch.set(post, forKey: key)
+                                try batch.set(post, forKey: key + "b", in: other)
+                                batch.removeObject(forKey: "k\(number % 40)", in: posts)
+                                try batch.set(Post(author: "again", createdAt: post.createdAt), forKey: key, in: posts)
+                            }
+                        case 5: try scope.removeObject(forKey: key)
+                        case 6: _ = try scope.removeObjects(withPrefix: "k\(number % 4)")
+                        case 7: _ = try store.removeObjects(taggedWith: "t\(number % 4)")
+                        case 8: _ = try scope.refresh(forKey: key, expiresAfter: 3_600)
+                        default: _ = try scope.replaceMetadata(["n": number], forKey: key)
+                        }
+                        written.store(UInt64(number + 1))
+                    }
+                } else {
+                    var generator = SeededGenerator(seed: 62)
+                    let scopes: [(String, any ModelWriter)] = [("default", store), ("posts", posts), ("other", other)]
+                    var round = 1
+                    while written.load() < UInt64(writes) {
+                        while written.load() < min(UInt64(round * writesPerChange), UInt64(writes)) { sched_yield() }
+                        round += 1
+                        let (scopeName, scope) = scopes[Int.random(in: 0..<3, using: &generator)]
+                        let name = ["byAuthor", "byScore", "byTag"][Int.random(in: 0..<3, using: &generator)]
+                        let key = scopeName + "/" + name
+                        let current = definitions.withLock { $0[key] }
+                        switch Int.random(in: 0..<4, using: &generator) {
+                        case 0 where name != "byAuthor" && current != nil:
+                            // byAuthor stays: a space keeps an index, so its values entries are kept exact.
+                            try scope.dropIndex(name)
+                            definitions.withLock { $0[key] = nil }
+                            continue
+                        case 1:
+                            // The same version again (no rebuild).
+                            let version = current ?? 1
+                            try Self.define(name, version: version, on: scope, author, upper, score, tags)
+                            definitions.withLock { $0[key] = version }
+                        default:
+                            let version = (current ?? 0) + 1
+                            try Self.define(name, version: version, on: scope, author, upper, score, tags)
+                            definitions.withLock { $0[key] = version }
+                        }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append(String(describing: error)) }
+                written.store(UInt64(writes))
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        var expected: [ExpectedIndex] = []
+        for (key, version) in definitions.withLock({ $0 }) {
+            let parts = key.split(separator: "/").map(String.init)
+            let values: @Sendable (Post) -> [IndexValue] =
+                switch parts[1] {
+                case "byAuthor": version % 2 == 0 ? author : upper
+                case "byScore": score
+                default: tags
+                }
+            switch parts[0] {
+            case "default": expected.append(.posts(store, parts[1], values))
+            default: expected.append(.posts(store.collection(parts[0]), parts[1], values))
+            }
+        }
+        #expect(try store.indexProblems(expected) == [])
+    }
+
+    /// Defines `name` at `version`; "byAuthor" computes `author` at an even version, `upper` at an odd one.
+    static func define(
+        _ name: String, version: Int, on scope: any ModelWriter, _ author: @escaping @Sendable (Post) -> [IndexValue],
+        _ upper: @escaping @Sendable (Post) -> [IndexValue], _ score: @escaping @Sendable (Post) -> [IndexValue],
+        _ tags: @escaping @Sendable (Post) -> [IndexValue]
+    ) throws {
+        let indexer =
+            switch name {
+            case "byAuthor": version % 2 == 0 ? author : upper
+            case "byScore": score
+            default: tags
+            }
+        try scope.defineIndex(name, of: Post.self, version: version, indexer)
+    }
+}
