@@ -88,8 +88,14 @@ extension Scope {
             }
             let finished = try database.commitExclusively { hold -> Bool? in
                 guard var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path),
-                    definition.id == index.id, definition.state == .building
+                    definition.id == index.id, definition.state != .dropped
                 else { return nil }  // redefined or dropped meanwhile
+                guard definition.state == .building else {
+                    // Another definition of the same index (another open, another task) built
+                    // the rest: this one, which may be the one registered, is built too.
+                    Self.markBuilt(index, in: database.indexes)
+                    return true
+                }
                 var work = IndexWork(engine: hold.engine, write: .batch(LevelDBWriteBatch()))
                 let stored = database.indexes.maintained(in: space).stored
                 let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
@@ -131,6 +137,8 @@ extension Scope {
                 }
                 work.finish()
                 try hold.write(.batch(work.batch), ChangeList(), sync: sync)
+                // Under the gate, where no other definition can take the name meanwhile.
+                if done { Self.markBuilt(index, in: database.indexes) }
                 indexed += chunkIndexed
                 skipped += chunkSkipped
                 return done
@@ -142,11 +150,20 @@ extension Scope {
             }
             progress?(ModelStore.IndexBuildProgress(indexed: indexed, skipped: skipped))
             if finished {
-                index.markBuilt()
                 return ModelStore.IndexBuildReport(
                     indexed: indexed, skipped: skipped, wasAlreadyBuilt: false, wasCancelled: false,
                     duration: ContinuousClock.now - started)
             }
+        }
+    }
+
+    /// Marks `index` built, and the index of its name the registry holds if it has the same id:
+    /// a second definition of the index, registered while this one's build ran, answers too.
+    /// Under the exclusive write gate, after the definition was read built (or written so).
+    private static func markBuilt(_ index: DefinedIndex, in registry: IndexRegistry) {
+        index.markBuilt()
+        if let registered = registry.index(named: index.name, in: index.space), registered.id == index.id {
+            registered.markBuilt()
         }
     }
 

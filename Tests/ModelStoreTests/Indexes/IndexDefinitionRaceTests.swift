@@ -111,6 +111,56 @@ struct IndexDefinitionRaceTests {
         #expect(try store.indexProblems(expected) == [])
     }
 
+    @Test("Two definitions of the same index whose builds interleave (every open defines its indexes): the index ends built and queryable, whichever build finishes it")
+    func sameIndexDefinedTwiceWhileItBuilds() async throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        let count = DefinedIndex.buildChunkSize * 2 + 10
+        try store.write { batch in
+            for index in 0..<count {
+                try batch.set(Post(author: "a\(index % 3)", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "k\(index)", in: posts)
+            }
+        }
+        let author: @Sendable (Post) -> [IndexValue] = { [.string($0.author)] }
+        // The first build stops after its first chunk; the second (registered later) builds a
+        // chunk and stops; the first finishes the build; then the second goes on.
+        let firstPaused = DispatchSemaphore(value: 0)
+        let firstGoesOn = DispatchSemaphore(value: 0)
+        let secondPaused = DispatchSemaphore(value: 0)
+        let secondGoesOn = DispatchSemaphore(value: 0)
+        let firstCalls = AtomicWord()
+        let secondCalls = AtomicWord()
+        let first = OffPool {
+            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
+                if firstCalls.load() == 0 {
+                    firstPaused.signal()
+                    firstGoesOn.wait()
+                }
+                firstCalls.store(firstCalls.load() + 1)
+            }, author)
+        }
+        await IndexHeldWriteTests.wait(firstPaused)
+        let second = OffPool {
+            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
+                if secondCalls.load() == 0 {
+                    secondPaused.signal()
+                    secondGoesOn.wait()
+                }
+                secondCalls.store(secondCalls.load() + 1)
+            }, author)
+        }
+        await IndexHeldWriteTests.wait(secondPaused)
+        firstGoesOn.signal()
+        let firstReport = try await first.value
+        secondGoesOn.signal()
+        let secondReport = try await second.value
+        #expect(!firstReport.wasCancelled && !secondReport.wasCancelled)
+        #expect(firstReport.indexed + secondReport.indexed == count)
+        #expect(try posts.count(where: "byAuthor", equals: .string("a0")) == (count + 2) / 3)
+        let problems = try store.indexProblems([.posts(posts, "byAuthor", author)])
+        #expect(problems == [], "\(problems)")
+    }
+
     /// Defines `name` at `version`; "byAuthor" computes `author` at an even version, `upper` at an odd one.
     static func define(
         _ name: String, version: Int, on scope: any ModelWriter, _ author: @escaping @Sendable (Post) -> [IndexValue],
@@ -124,5 +174,28 @@ struct IndexDefinitionRaceTests {
             default: tags
             }
         try scope.defineIndex(name, of: Post.self, version: version, indexer)
+    }
+}
+
+/// Runs a body that may block on a thread of its own, off the cooperative pool (whose few
+/// threads a blocked body would take from the test awaiting it).
+final class OffPool<Value: Sendable>: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let outcome = Locked<Result<Value, any Error>?>(nil)
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global().async { [done, outcome] in
+            let result = Result { try body() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+    }
+
+    /// What the body returned, once it has.
+    var value: Value {
+        get async throws {
+            await IndexHeldWriteTests.wait(done)
+            return try outcome.withLock { $0! }.get()
+        }
     }
 }

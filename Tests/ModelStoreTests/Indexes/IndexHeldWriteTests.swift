@@ -82,14 +82,29 @@ struct IndexHeldWriteTests {
         try store.set(Self.post("d", 0), forKey: "d0")
         try other.set(Self.post("o", 0), forKey: "o0")
 
-        let done = DispatchSemaphore(value: 0)
-        let failure = Locked<String?>(nil)
-        let writing = Task.detached {
-            do {
+        // Sync writes on a thread of their own; the import blocks one thread of the pool.
+        let writing: OffPool<Void>
+        if write == .importing {
+            let imported = Task.detached {
+                try await posts.importObjects(
+                    [Self.post("i1", 1), Self.slow, Self.post("i2", 2)], key: { "i\($0.createdAt.timeIntervalSinceReferenceDate)" })
+            }
+            writing = OffPool {
+                let done = DispatchSemaphore(value: 0)
+                let failure = Locked<(any Error)?>(nil)
+                Task {
+                    if case .failure(let error) = await imported.result { failure.withLock { $0 = error } }
+                    done.signal()
+                }
+                done.wait()
+                if let error = failure.withLock({ $0 }) { throw error }
+            }
+        } else {
+            writing = OffPool {
                 switch write {
                 case .set: try posts.set(Self.slow, forKey: "k")
                 case .tagged: try posts.set(Self.slow, forKey: "k", tags: ["t"])
-                case .batch:
+                default:
                     try store.write { batch in
                         try batch.set(Self.post("b2", 2), forKey: "k2", in: posts)
                         try batch.set(Self.slow, forKey: "k", in: posts)
@@ -98,14 +113,8 @@ struct IndexHeldWriteTests {
                         try batch.set(Self.post("o1", 1), forKey: "o1", in: other)
                         batch.removeObject(forKey: "k0", in: posts)
                     }
-                case .importing:
-                    try await posts.importObjects(
-                        [Self.post("i1", 1), Self.slow, Self.post("i2", 2)], key: { "i\($0.createdAt.timeIntervalSinceReferenceDate)" })
                 }
-            } catch {
-                failure.withLock { $0 = String(describing: error) }
             }
-            done.signal()
         }
         await Self.wait(hold.entered)
 
@@ -147,9 +156,7 @@ struct IndexHeldWriteTests {
             expected = [.posts(posts, "byAuthor", author), .posts(store, "byAuthor", upper)]
         }
         hold.proceed.signal()
-        await Self.wait(done)
-        _ = await writing.result
-        #expect(failure.withLock { $0 } == nil)
+        try await writing.value
         let problems = try store.indexProblems(expected)
         #expect(problems == [], "\(problems)")
         // And the next writes of the same keys leave them exact too.
