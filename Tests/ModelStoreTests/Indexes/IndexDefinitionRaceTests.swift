@@ -10,9 +10,13 @@ import ModelStoreTestSupport
 /// `writesPerChange` writes, coordinated by a counter.
 @Suite("Indexes: writes of every kind racing definitions")
 struct IndexDefinitionRaceTests {
-    @Test("Sets, batches, removals by key, prefix and tag, refreshes and metadata rewrites, while indexes of two collections and the default one are redefined and dropped")
+    @Test("Sets, batches, removals by key, prefix and tag, removeAllObjects, sweeps applying a record limit, refreshes and metadata rewrites, while indexes of two collections and the default one are redefined and dropped")
     func everyWriteRacingDefinitions() async throws {
-        let store = try Fixture().open()
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        // Sweeps apply the limit: records beyond it go in chunks, with their entries.
+        configuration.maximumRecordCount = 60
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         let posts = store.collection("posts")
         let other = store.collection("other")
         let author: @Sendable (Post) -> [IndexValue] = { [.string($0.author)] }
@@ -22,7 +26,7 @@ struct IndexDefinitionRaceTests {
         try store.defineIndex("byAuthor", of: Post.self, version: 2, author)
         try posts.defineIndex("byAuthor", of: Post.self, version: 2, author)
         try other.defineIndex("byAuthor", of: Post.self, version: 2, author)
-        let writes = 1_500
+        let writes = 2_000
         let writesPerChange = 40
         let written = AtomicWord()
         let failures = Locked<[String]>([])
@@ -41,7 +45,7 @@ struct IndexDefinitionRaceTests {
                             author: ["ada", "bob", "cy"][Int.random(in: 0..<3, using: &generator)] + "\(number % 5)",
                             createdAt: Date(timeIntervalSinceReferenceDate: Double(number)),
                             tags: number % 3 == 0 ? ["t\(number % 4)", "u"] : [], score: Int64(number % 11))
-                        switch Int.random(in: 0..<10, using: &generator) {
+                        switch Int.random(in: 0..<12, using: &generator) {
                         case 0...3: try scope.set(post, forKey: key, tags: post.tags)
                         case 4:
                             try store.write { batch in
@@ -55,7 +59,9 @@ struct IndexDefinitionRaceTests {
                         case 6: _ = try scope.removeObjects(withPrefix: "k\(number % 4)")
                         case 7: _ = try store.removeObjects(taggedWith: "t\(number % 4)")
                         case 8: _ = try scope.refresh(forKey: key, expiresAfter: 3_600)
-                        default: _ = try scope.replaceMetadata(["n": number], forKey: key)
+                        case 9: _ = try scope.replaceMetadata(["n": number], forKey: key)
+                        case 10: _ = try store.removeExpiredObjects()
+                        default: if number % 5 == 0 { _ = try scope.removeAllObjects() } else { try scope.set(post, forKey: key) }
                         }
                         written.store(UInt64(number + 1))
                     }
