@@ -147,6 +147,14 @@ final class IndexRegistry: @unchecked Sendable {
     /// a write's computed values whose generation is still current need no new look-up.
     private let currentGeneration = AtomicWord()
 
+    /// The highest id an index of this process was registered with: a new definition's id is
+    /// above it (see `unusedIndexID`), so a dropped index's id is never given out again while
+    /// this process may still hold the dropped index (a set's computed values, a paused build).
+    private let highestRegisteredID = AtomicWord()
+
+    /// The highest id an index was registered with in this process (0: none).
+    var highestID: UInt32 { UInt32(truncatingIfNeeded: highestRegisteredID.load()) }
+
     /// Which state of the indexes a write's computed values belong to.
     @inline(__always)
     var generation: UInt64 { currentGeneration.load() }
@@ -204,6 +212,7 @@ final class IndexRegistry: @unchecked Sendable {
             list.removeAll { $0.name.utf8.elementsEqual(index.name.utf8) }
             list.append(index)
             bySpace[index.space] = MaintainedIndexes(indexes: list, stored: current.stored.union([index.id]))
+            highestRegisteredID.store(max(highestRegisteredID.load(), UInt64(index.id)))
             didChange()
         }
     }

@@ -44,7 +44,7 @@ extension Scope {
             {
                 var retired = definition?.retired ?? []
                 if let old = definition, old.state != .dropped { retired.append(old.id) }
-                let (id, leftovers) = try Self.unusedIndexID(in: hold.engine)
+                let (id, leftovers) = try Self.unusedIndexID(in: hold.engine, above: database.indexes.highestID)
                 var new = IndexDefinition(
                     state: .building, id: id, version: version, typeName: String(describing: type))
                 new.retired = retired + leftovers
@@ -257,13 +257,17 @@ extension Scope {
     /// and the ids it passed over because entries of theirs are left (to be cleared as retired).
     /// Definitions alone do not say which ids are free: one lost to damage (dropped as it is) or
     /// to a repair leaves its entries, and a new index with its id would answer with them.
-    private static func unusedIndexID(in engine: LevelDB) throws -> (id: UInt32, leftovers: [UInt32]) {
+    /// Above `floor` too, the highest id this process registered: a dropped index's id is free
+    /// once its entries are cleared, but a set or a build of this process may still hold it.
+    private static func unusedIndexID(in engine: LevelDB, above floor: UInt32) throws -> (id: UInt32, leftovers: [UInt32]) {
         var id = try highestDefinedIndexID(in: engine) + 1
         var leftovers: [UInt32] = []
-        while try holdsKeys(under: IndexKeys.entryPrefix(id), in: engine)
-            || holdsKeys(under: IndexKeys.reversePrefix(id), in: engine)
-        {
-            leftovers.append(id)
+        while true {
+            let holds = try holdsKeys(under: IndexKeys.entryPrefix(id), in: engine)
+                || holdsKeys(under: IndexKeys.reversePrefix(id), in: engine)
+            // Ids up to `floor` are passed over (and cleared if they hold entries) either way.
+            if holds { leftovers.append(id) }
+            guard holds || id <= floor else { break }
             id += 1
         }
         return (id, leftovers)

@@ -140,8 +140,9 @@ struct IndexAttackTests {
 
     @Test("An index defined again after a drop, under the id its records' values entries still name, indexes every record, one it skipped included")
     func redefinitionAfterADropReusingTheID() throws {
-        let store = try Fixture().open()
-        let items = store.collection("items")
+        let fixture = Fixture()
+        let first = try fixture.open()
+        var items = first.collection("items")
         let indexer: @Sendable (Carrier) -> [IndexValue] = { $0.picks.map { .int(Int64($0)) } }
         try items.defineIndex("ints", of: Carrier.self, version: 1, indexer)
         for index in 0..<20 { try items.set(Carrier(picks: [7]), forKey: "k\(index)") }
@@ -149,8 +150,14 @@ struct IndexAttackTests {
         try items.dropIndex("ints")
         // With no index defined, writes leave the values entries alone: "odd" keeps its part.
         try items.set("not a carrier", forKey: "odd")
+        // A new process: ids this one gave out are no longer kept from the next definition.
+        try first.close()
+        let store = try fixture.open()
+        defer { try? store.close() }
+        items = store.collection("items")
         let report = try items.defineIndex("ints", of: Carrier.self, version: 1, indexer)
         #expect(report.indexed == 20 && report.skipped == 1)
+        #expect(store.database.indexes.index(named: "ints", in: items.scope.space)?.id == 1, "the dropped index's id, given out again")
         #expect(try items.count(where: "ints", equals: .int(7)) == 20)
         // The skipped record's old part is gone: writing the same values again indexes it.
         try items.set(Carrier(picks: [7]), forKey: "odd")

@@ -167,6 +167,56 @@ struct IndexDefinitionRaceTests {
         #expect(problems == [], "\(problems)")
     }
 
+    @Test("A build paused while its index is dropped and defined again with another indexer (the only index: its id is free again) never indexes a record with the dropped indexer")
+    func buildPausedWhileTheIndexIsDroppedAndDefinedAgain() async throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        let count = DefinedIndex.buildChunkSize * 2 + 10
+        try store.write { batch in
+            for index in 0..<count {
+                try batch.set(Post(author: "a\(index % 3)", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "k\(index)", in: posts)
+            }
+        }
+        let author: @Sendable (Post) -> [IndexValue] = { [.string($0.author)] }
+        let upper: @Sendable (Post) -> [IndexValue] = { [.string($0.author.uppercased())] }
+        let firstPaused = DispatchSemaphore(value: 0)
+        let firstGoesOn = DispatchSemaphore(value: 0)
+        let secondPaused = DispatchSemaphore(value: 0)
+        let secondGoesOn = DispatchSemaphore(value: 0)
+        let firstCalls = AtomicWord()
+        let secondCalls = AtomicWord()
+        let first = OffPool {
+            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
+                if firstCalls.load() == 0 {
+                    firstPaused.signal()
+                    firstGoesOn.wait()
+                }
+                firstCalls.store(firstCalls.load() + 1)
+            }, author)
+        }
+        await IndexHeldWriteTests.wait(firstPaused)
+        try posts.dropIndex("byAuthor")
+        let second = OffPool {
+            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
+                if secondCalls.load() == 0 {
+                    secondPaused.signal()
+                    secondGoesOn.wait()
+                }
+                secondCalls.store(secondCalls.load() + 1)
+            }, upper)
+        }
+        await IndexHeldWriteTests.wait(secondPaused)
+        firstGoesOn.signal()
+        _ = try await first.value
+        secondGoesOn.signal()
+        let report = try await second.value
+        #expect(!report.wasCancelled)
+        #expect(try posts.count(where: "byAuthor", equals: .string("A0")) == (count + 2) / 3)
+        #expect(try posts.count(where: "byAuthor", equals: .string("a0")) == 0)
+        let problems = try store.indexProblems([.posts(posts, "byAuthor", upper)])
+        #expect(problems == [], "\(problems.prefix(3))")
+    }
+
     /// Defines `name` at `version`; "byAuthor" computes `author` at an even version, `upper` at an odd one.
     static func define(
         _ name: String, version: Int, on scope: any ModelWriter, _ author: @escaping @Sendable (Post) -> [IndexValue],
