@@ -110,9 +110,9 @@ struct ComputedIndexValues {
     let generation: UInt64
 
     /// The values computed for `index` itself; nil when they were not (its model type is not
-    /// the set's, or it was defined since). Matched by identity, not by id: a dropped index's id
-    /// is given out again once its entries are cleared, and values computed by the dropped
-    /// index's indexer are not the new index's.
+    /// the set's, or it was defined since). Matched by identity, not by id: values computed by
+    /// another index's indexer are never a new index's, even if ids were ever given out again
+    /// (within a process they are not, see ``IndexRegistry/highestID``).
     func values(for index: DefinedIndex) -> [IndexValue]? {
         guard maintained.indexes.contains(where: { $0 === index }) else { return nil }
         for entry in byID where entry.id == index.id { return entry.values }
