@@ -167,7 +167,7 @@ struct IndexDefinitionRaceTests {
         #expect(problems == [], "\(problems)")
     }
 
-    @Test("A build paused while its index is dropped and defined again with another indexer (the only index: its id is free again) never indexes a record with the dropped indexer")
+    @Test("A build paused while its index is dropped and defined again with another indexer (the only index, whose id was given out again before the fix) never indexes a record with the dropped indexer")
     func buildPausedWhileTheIndexIsDroppedAndDefinedAgain() async throws {
         let store = try Fixture().open()
         let posts = store.collection("posts")
@@ -213,6 +213,56 @@ struct IndexDefinitionRaceTests {
         #expect(!report.wasCancelled)
         #expect(try posts.count(where: "byAuthor", equals: .string("A0")) == (count + 2) / 3)
         #expect(try posts.count(where: "byAuthor", equals: .string("a0")) == 0)
+        let problems = try store.indexProblems([.posts(posts, "byAuthor", upper)])
+        #expect(problems == [], "\(problems.prefix(3))")
+    }
+
+    @Test("A batch whose values were computed for the old version applies while the new version's build is paused between chunks, one record behind the build and one ahead: the index ends exact")
+    func heldBatchAppliedDuringABuild() async throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        let count = DefinedIndex.buildChunkSize * 2 + 10
+        try store.write { batch in
+            for index in 0..<count {
+                try batch.set(Post(author: "a\(index % 3)", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: String(format: "m%04d", index), in: posts)
+            }
+        }
+        let hold = IndexHeldWriteTests.Hold()
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in
+            hold.pass(post)
+            return [.string(post.author)]
+        }
+        let upper: @Sendable (Post) -> [IndexValue] = { [.string($0.author.uppercased())] }
+        let writing = OffPool {
+            try store.write { batch in
+                // "a" sorts before every record (behind the paused build), "z" after (ahead).
+                try batch.set(Post(author: "zed", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "z", in: posts)
+                try batch.set(IndexHeldWriteTests.slow, forKey: "a", in: posts)
+                try batch.set(Post(author: "mid", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "m0600", in: posts)
+            }
+        }
+        await IndexHeldWriteTests.wait(hold.entered)
+        let paused = DispatchSemaphore(value: 0)
+        let goOn = DispatchSemaphore(value: 0)
+        let calls = AtomicWord()
+        let building = OffPool {
+            try posts.defineIndex("byAuthor", of: Post.self, version: 2, progress: { _ in
+                if calls.load() == 0 {
+                    paused.signal()
+                    goOn.wait()
+                }
+                calls.store(calls.load() + 1)
+            }, upper)
+        }
+        await IndexHeldWriteTests.wait(paused)
+        hold.proceed.signal()
+        try await writing.value
+        goOn.signal()
+        let report = try await building.value
+        #expect(!report.wasCancelled)
+        #expect(try posts.keys(where: "byAuthor", equals: .string("SLOW")).collect() == ["a"])
+        #expect(try posts.keys(where: "byAuthor", equals: .string("ZED")).collect() == ["z"])
+        #expect(try posts.keys(where: "byAuthor", equals: .string("MID")).collect() == ["m0600"])
         let problems = try store.indexProblems([.posts(posts, "byAuthor", upper)])
         #expect(problems == [], "\(problems.prefix(3))")
     }
