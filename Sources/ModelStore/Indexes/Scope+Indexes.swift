@@ -35,7 +35,7 @@ extension Scope {
         let sync = configuration.syncWrites
         // Read, decided and registered under the exclusive gate: every write after it carries
         // the index's entries, every write before it is a record the build will find.
-        let (index, definition) = try database.commitExclusively { hold -> (DefinedIndex, IndexDefinition) in
+        let defined = try database.commitExclusively { hold -> Result<(DefinedIndex, IndexDefinition), ModelStoreError> in
             var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path)
             // A definition of the format before values entries is rebuilt like a new version:
             // under a new id, in values entries, and its reverse entries cleared with its old id.
@@ -44,7 +44,13 @@ extension Scope {
             {
                 var retired = definition?.retired ?? []
                 if let old = definition, old.state != .dropped { retired.append(old.id) }
-                let (id, leftovers) = try Self.unusedIndexID(in: hold.engine, above: database.indexes.highestID)
+                // Returned, not thrown: damaged definitions refuse this index, not the database's writes.
+                guard let (id, leftovers) = try Self.unusedIndexID(in: hold.engine, above: database.indexes.highestID) else {
+                    return .failure(.corrupted(
+                        path: path,
+                        message: "no index id is left: an index definition names the highest id (4,294,967,295), so the "
+                            + "definitions are damaged; drop the database's indexes (dropIndex) or restore a backup"))
+                }
                 var new = IndexDefinition(
                     state: .building, id: id, version: version, typeName: String(describing: type))
                 new.retired = retired + leftovers
@@ -58,8 +64,9 @@ extension Scope {
                 reader: reader, type: type, indexer: indexer)
             database.indexes.register(index)
             try Self.recordStoredIDs(of: space, in: hold.engine, registry: database.indexes)
-            return (index, definition!)
+            return .success((index, definition!))
         }
+        let (index, definition) = try defined.get()
         if !definition.retired.isEmpty { try clearRetired(key: key) }
         guard definition.state == .building else {
             return ModelStore.IndexBuildReport(
@@ -259,18 +266,53 @@ extension Scope {
     /// to a repair leaves its entries, and a new index with its id would answer with them.
     /// Above `floor` too, the highest id this process registered: a dropped index's id is free
     /// once its entries are cleared, but a set or a build of this process may still hold it.
-    private static func unusedIndexID(in engine: LevelDB, above floor: UInt32) throws -> (id: UInt32, leftovers: [UInt32]) {
-        var id = try highestDefinedIndexID(in: engine) + 1
+    /// The ids between the two that still hold entries (a damaged definition dropped as it was)
+    /// are found by one walk over the keys, not id by id: a definition damaged to name a huge
+    /// id would make an id-by-id walk endless.
+    ///
+    /// Nil when no id is left above them (only definitions damaged or forged to name the highest
+    /// id get there).
+    private static func unusedIndexID(in engine: LevelDB, above floor: UInt32) throws -> (id: UInt32, leftovers: [UInt32])? {
+        let highestDefined = try highestDefinedIndexID(in: engine)
         var leftovers: [UInt32] = []
-        while true {
-            let holds = try holdsKeys(under: IndexKeys.entryPrefix(id), in: engine)
-                || holdsKeys(under: IndexKeys.reversePrefix(id), in: engine)
-            // Ids up to `floor` are passed over (and cleared if they hold entries) either way.
-            if holds { leftovers.append(id) }
-            guard holds || id <= floor else { break }
-            id += 1
+        if floor > highestDefined {
+            let passedOver = (highestDefined + 1)...floor
+            leftovers = Set(
+                try idsHoldingKeys(of: IndexKeys.entryKind, in: passedOver, engine: engine)
+                    + idsHoldingKeys(of: IndexKeys.reverseKind, in: passedOver, engine: engine)
+            ).sorted()
         }
-        return (id, leftovers)
+        var id = max(highestDefined, floor)
+        while true {
+            guard id < UInt32.max else { return nil }
+            id += 1
+            guard try holdsKeys(under: IndexKeys.entryPrefix(id), in: engine)
+                || holdsKeys(under: IndexKeys.reversePrefix(id), in: engine)
+            else { return (id, leftovers) }
+            leftovers.append(id)
+        }
+    }
+
+    /// The ids in `range` under which keys of `kind` (entries or reverse entries) exist: one
+    /// seek per id found, past all of its keys.
+    private static func idsHoldingKeys(of kind: UInt8, in range: ClosedRange<UInt32>, engine: LevelDB) throws -> [UInt32] {
+        var found: [UInt32] = []
+        var next = range.lowerBound
+        let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
+        while true {
+            try iterator.seek(to: [KeySpace.systemMarker, kind] + IndexKeys.idBytes(next))
+            var id: UInt32?
+            _ = try iterator.scanForward(limit: 1) { key, _ in
+                if key.count >= 6, key[0] == KeySpace.systemMarker, key[1] == kind {
+                    id = UInt32(key[2]) << 24 | UInt32(key[3]) << 16 | UInt32(key[4]) << 8 | UInt32(key[5])
+                }
+                return false
+            }
+            guard let id, id <= range.upperBound else { return found }
+            found.append(id)
+            guard id < range.upperBound else { return found }
+            next = id + 1
+        }
     }
 
     private static func holdsKeys(under prefix: [UInt8], in engine: LevelDB) throws -> Bool {

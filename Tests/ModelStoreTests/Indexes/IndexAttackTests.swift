@@ -183,6 +183,29 @@ struct LostDefinitionTests {
         }
     }
 
+    @Test("A definition forged to name the highest index id: a new index is refused with a corrupted error, never a crash")
+    func definitionNamingTheHighestID() throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
+        let key = IndexKeys.definitionKey(name: "byAuthor", in: try KeySpace(collection: "posts"))
+        var definition = try #require(try store.database.run { try IndexDefinition.read(key: key, from: $0, path: "") })
+        definition.id = .max
+        let value = definition.value(key: key)
+        try store.database.write { engine in
+            try key.withUnsafeBytes { keyBytes in try value.withUnsafeBytes { try engine.put(key: keyBytes, value: $0, sync: false) } }
+        }
+        #expect {
+            try posts.defineIndex("byTag", of: Post.self, version: 1) { $0.tags.map { .string($0) } }
+        } throws: { error in
+            guard case ModelStoreError.corrupted(_, let message) = error else { return false }
+            return message.contains("no index id is left")
+        }
+        // The store goes on: writes and the other index's queries still answer.
+        try posts.set(Post(author: "ada", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "p")
+        #expect(try posts.object(Post.self, forKey: "p")?.author == "ada")
+    }
+
     @Test("After a damaged definition is dropped, a new index never answers with the lost index's entries")
     func newIndexAfterDamagedDefinition() throws {
         let fixture = Fixture()
