@@ -120,46 +120,15 @@ struct IndexDefinitionRaceTests {
     @Test("Two definitions of the same index whose builds interleave (every open defines its indexes): the index ends built and queryable, whichever build finishes it")
     func sameIndexDefinedTwiceWhileItBuilds() async throws {
         let store = try Fixture().open()
-        let posts = store.collection("posts")
         let count = DefinedIndex.buildChunkSize * 2 + 10
-        try store.write { batch in
-            for index in 0..<count {
-                try batch.set(Post(author: "a\(index % 3)", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "k\(index)", in: posts)
-            }
-        }
+        let posts = try PausedDefinition.posts(in: store, count: count)
         let author: @Sendable (Post) -> [IndexValue] = { [.string($0.author)] }
         // The first build stops after its first chunk; the second (registered later) builds a
         // chunk and stops; the first finishes the build; then the second goes on.
-        let firstPaused = DispatchSemaphore(value: 0)
-        let firstGoesOn = DispatchSemaphore(value: 0)
-        let secondPaused = DispatchSemaphore(value: 0)
-        let secondGoesOn = DispatchSemaphore(value: 0)
-        let firstCalls = AtomicWord()
-        let secondCalls = AtomicWord()
-        let first = OffPool {
-            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
-                if firstCalls.load() == 0 {
-                    firstPaused.signal()
-                    firstGoesOn.wait()
-                }
-                firstCalls.store(firstCalls.load() + 1)
-            }, author)
-        }
-        await IndexHeldWriteTests.wait(firstPaused)
-        let second = OffPool {
-            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
-                if secondCalls.load() == 0 {
-                    secondPaused.signal()
-                    secondGoesOn.wait()
-                }
-                secondCalls.store(secondCalls.load() + 1)
-            }, author)
-        }
-        await IndexHeldWriteTests.wait(secondPaused)
-        firstGoesOn.signal()
-        let firstReport = try await first.value
-        secondGoesOn.signal()
-        let secondReport = try await second.value
+        let first = await PausedDefinition.start(on: posts, author)
+        let second = await PausedDefinition.start(on: posts, author)
+        let firstReport = try await first.goOn()
+        let secondReport = try await second.goOn()
         #expect(!firstReport.wasCancelled && !secondReport.wasCancelled)
         #expect(firstReport.indexed + secondReport.indexed == count)
         #expect(try posts.count(where: "byAuthor", equals: .string("a0")) == (count + 2) / 3)
@@ -170,46 +139,15 @@ struct IndexDefinitionRaceTests {
     @Test("A build paused while its index is dropped and defined again with another indexer (the only index, whose id was given out again before the fix) never indexes a record with the dropped indexer")
     func buildPausedWhileTheIndexIsDroppedAndDefinedAgain() async throws {
         let store = try Fixture().open()
-        let posts = store.collection("posts")
         let count = DefinedIndex.buildChunkSize * 2 + 10
-        try store.write { batch in
-            for index in 0..<count {
-                try batch.set(Post(author: "a\(index % 3)", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "k\(index)", in: posts)
-            }
-        }
+        let posts = try PausedDefinition.posts(in: store, count: count)
         let author: @Sendable (Post) -> [IndexValue] = { [.string($0.author)] }
         let upper: @Sendable (Post) -> [IndexValue] = { [.string($0.author.uppercased())] }
-        let firstPaused = DispatchSemaphore(value: 0)
-        let firstGoesOn = DispatchSemaphore(value: 0)
-        let secondPaused = DispatchSemaphore(value: 0)
-        let secondGoesOn = DispatchSemaphore(value: 0)
-        let firstCalls = AtomicWord()
-        let secondCalls = AtomicWord()
-        let first = OffPool {
-            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
-                if firstCalls.load() == 0 {
-                    firstPaused.signal()
-                    firstGoesOn.wait()
-                }
-                firstCalls.store(firstCalls.load() + 1)
-            }, author)
-        }
-        await IndexHeldWriteTests.wait(firstPaused)
+        let first = await PausedDefinition.start(on: posts, author)
         try posts.dropIndex("byAuthor")
-        let second = OffPool {
-            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
-                if secondCalls.load() == 0 {
-                    secondPaused.signal()
-                    secondGoesOn.wait()
-                }
-                secondCalls.store(secondCalls.load() + 1)
-            }, upper)
-        }
-        await IndexHeldWriteTests.wait(secondPaused)
-        firstGoesOn.signal()
-        _ = try await first.value
-        secondGoesOn.signal()
-        let report = try await second.value
+        let second = await PausedDefinition.start(on: posts, upper)
+        _ = try await first.goOn()
+        let report = try await second.goOn()
         #expect(!report.wasCancelled)
         #expect(try posts.count(where: "byAuthor", equals: .string("A0")) == (count + 2) / 3)
         #expect(try posts.count(where: "byAuthor", equals: .string("a0")) == 0)
@@ -303,5 +241,52 @@ final class OffPool<Value: Sendable>: Sendable {
             await IndexHeldWriteTests.wait(done)
             return try outcome.withLock { $0! }.get()
         }
+    }
+}
+
+/// A `defineIndex` of "byAuthor" (version 1) off the cooperative pool whose build stops after
+/// its first chunk until ``goOn()``: where another definition can come between its chunks.
+struct PausedDefinition {
+    let report: OffPool<ModelStore.IndexBuildReport>
+    private let goesOn: DispatchSemaphore
+
+    /// Starts the definition and returns once its build has paused.
+    static func start(on posts: ModelStore.Collection, _ indexer: @escaping @Sendable (Post) -> [IndexValue]) async -> PausedDefinition {
+        let paused = DispatchSemaphore(value: 0)
+        let goesOn = DispatchSemaphore(value: 0)
+        let calls = AtomicWord()
+        let report = OffPool {
+            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
+                if calls.load() == 0 {
+                    paused.signal()
+                    goesOn.wait()
+                }
+                calls.store(calls.load() + 1)
+            }, indexer)
+        }
+        await IndexHeldWriteTests.wait(paused)
+        return PausedDefinition(report: report, goesOn: goesOn)
+    }
+
+    private init(report: OffPool<ModelStore.IndexBuildReport>, goesOn: DispatchSemaphore) {
+        self.report = report
+        self.goesOn = goesOn
+    }
+
+    /// Lets the build go on, and waits for its report.
+    func goOn() async throws -> ModelStore.IndexBuildReport {
+        goesOn.signal()
+        return try await report.value
+    }
+
+    /// A collection of `count` posts by three authors, `a0` to `a2`: more than two build chunks.
+    static func posts(in store: ModelStore, count: Int = DefinedIndex.buildChunkSize * 2 + 10) throws -> ModelStore.Collection {
+        let posts = store.collection("posts")
+        try store.write { batch in
+            for index in 0..<count {
+                try batch.set(Post(author: "a\(index % 3)", createdAt: Date(timeIntervalSinceReferenceDate: 0)), forKey: "k\(index)", in: posts)
+            }
+        }
+        return posts
     }
 }
