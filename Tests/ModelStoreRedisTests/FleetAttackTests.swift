@@ -81,11 +81,8 @@ struct FleetAttackTests {
         let keys = a.tier.keys
         let generation = keys.generation(database: "users")
         func entry(sequence: String, generation: String) throws {
-            try server.command([
-                Array("XADD".utf8), keys.stream, Array("*".utf8), Array("n".utf8), Array(sequence.utf8),
-                Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8),
-                Array(generation.utf8), Array("x".utf8), InvalidationMessage.encode(.tag("none")),
-            ])
+            try server.appendInvalidation(
+                to: keys, sequence: sequence, generation: generation, payload: InvalidationMessage.encode(.tag("none")))
         }
         switch damage {
         case "epoch is a hash":
@@ -288,11 +285,7 @@ struct FleetAttackTests {
         try a.store.set(Profile(value: "v"), forKey: "k")
         #expect(try b.holdsLocally("k"))
         let keys = a.tier.keys
-        try server.command([
-            Array("XADD".utf8), keys.stream, Array("*".utf8), Array("n".utf8), Array("1000000".utf8),
-            Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8), [],
-            Array("x".utf8), InvalidationMessage.encode(.tag("none")),
-        ])
+        try server.appendInvalidation(to: keys, sequence: "1000000", payload: InvalidationMessage.encode(.tag("none")))
         var epochs = Set<[UInt8]>()
         let clock = ContinuousClock()
         let start = clock.now

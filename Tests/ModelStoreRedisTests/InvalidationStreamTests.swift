@@ -34,11 +34,7 @@ struct InvalidationStreamTests {
         try expectLocalClear { server, a in
             // A well-formed entry whose number skips ahead: entries were lost before it.
             let payload = InvalidationMessage.encode(.keys([SharedTierKey(collection: nil, key: "other")]))
-            try server.command([
-                Array("XADD".utf8), a.tier.keys.stream, Array("*".utf8), Array("n".utf8), Array("1000".utf8),
-                Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8), [],
-                Array("x".utf8), payload,
-            ])
+            try server.appendInvalidation(to: a.tier.keys, sequence: "1000", payload: payload)
             try server.command([Array("SET".utf8), a.tier.keys.sequence, Array("1000".utf8)])
         }
     }
@@ -46,11 +42,7 @@ struct InvalidationStreamTests {
     @Test func anUnreadablePayloadClearsTheDatabasesLocalTiers() throws {
         try expectLocalClear { server, a in
             let next = (try server.command([Array("INCR".utf8), a.tier.keys.sequence]).integer) ?? 0
-            try server.command([
-                Array("XADD".utf8), a.tier.keys.stream, Array("*".utf8), Array("n".utf8), Array(String(next).utf8),
-                Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8), [],
-                Array("x".utf8), Array("k9999999999:".utf8),
-            ])
+            try server.appendInvalidation(to: a.tier.keys, sequence: String(next), payload: Array("k9999999999:".utf8))
         }
     }
 

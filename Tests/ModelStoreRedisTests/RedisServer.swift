@@ -87,6 +87,17 @@ final class RedisServer: @unchecked Sendable {
         return try connection.command(arguments)
     }
 
+    /// Appends an invalidation entry to `keys`' stream as another client would: the fields a
+    /// node writes (`n` sequence, `o` origin, `d` database "users", `g` generation, `x` payload),
+    /// with the values the test chooses.
+    func appendInvalidation(to keys: RedisKeys, sequence: String, generation: String = "", payload: [UInt8]) throws {
+        try command([
+            Array("XADD".utf8), keys.stream, Array("*".utf8), Array("n".utf8), Array(sequence.utf8),
+            Array("o".utf8), Array("elsewhere".utf8), Array("d".utf8), Array("users".utf8), Array("g".utf8),
+            Array(generation.utf8), Array("x".utf8), payload,
+        ])
+    }
+
     /// A port nobody listens on: bound with port 0, read, closed.
     private static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

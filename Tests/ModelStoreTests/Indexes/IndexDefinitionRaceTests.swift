@@ -180,23 +180,10 @@ struct IndexDefinitionRaceTests {
             }
         }
         await IndexHeldWriteTests.wait(hold.entered)
-        let paused = DispatchSemaphore(value: 0)
-        let goOn = DispatchSemaphore(value: 0)
-        let calls = AtomicWord()
-        let building = OffPool {
-            try posts.defineIndex("byAuthor", of: Post.self, version: 2, progress: { _ in
-                if calls.load() == 0 {
-                    paused.signal()
-                    goOn.wait()
-                }
-                calls.store(calls.load() + 1)
-            }, upper)
-        }
-        await IndexHeldWriteTests.wait(paused)
+        let building = await PausedDefinition.start(on: posts, version: 2, upper)
         hold.proceed.signal()
         try await writing.value
-        goOn.signal()
-        let report = try await building.value
+        let report = try await building.goOn()
         #expect(!report.wasCancelled)
         #expect(try posts.keys(where: "byAuthor", equals: .string("SLOW")).collect() == ["a"])
         #expect(try posts.keys(where: "byAuthor", equals: .string("ZED")).collect() == ["z"])
@@ -244,19 +231,21 @@ final class OffPool<Value: Sendable>: Sendable {
     }
 }
 
-/// A `defineIndex` of "byAuthor" (version 1) off the cooperative pool whose build stops after
+/// A `defineIndex` of "byAuthor" off the cooperative pool whose build stops after
 /// its first chunk until ``goOn()``: where another definition can come between its chunks.
 struct PausedDefinition {
     let report: OffPool<ModelStore.IndexBuildReport>
     private let goesOn: DispatchSemaphore
 
     /// Starts the definition and returns once its build has paused.
-    static func start(on posts: ModelStore.Collection, _ indexer: @escaping @Sendable (Post) -> [IndexValue]) async -> PausedDefinition {
+    static func start(
+        on posts: ModelStore.Collection, version: Int = 1, _ indexer: @escaping @Sendable (Post) -> [IndexValue]
+    ) async -> PausedDefinition {
         let paused = DispatchSemaphore(value: 0)
         let goesOn = DispatchSemaphore(value: 0)
         let calls = AtomicWord()
         let report = OffPool {
-            try posts.defineIndex("byAuthor", of: Post.self, version: 1, progress: { _ in
+            try posts.defineIndex("byAuthor", of: Post.self, version: version, progress: { _ in
                 if calls.load() == 0 {
                     paused.signal()
                     goesOn.wait()
