@@ -27,14 +27,15 @@ extension Scope {
         let database = try open()
         let lifetime = try recordLifetime(own)
         let tags = tags.isEmpty ? tags : try TagIndex.validated(tags)
+        // The model's index values, for the record's section and the funnel's index step (nil:
+        // the space has no index).
+        let indexValues = try database.indexes.values(of: value, key: key, in: space)
         // Encoded outside any lock, into the thread's reusable buffer; this also validates the key.
         let record = RecordBuffer.take()
         defer { RecordBuffer.putBack(record) }
         try encoder.encode(
             value, forKey: key, storedAt: reader.now(), lifetime: lifetime, metadata: metadata, tags: tags,
-            space: space, into: &record.bytes)
-        // The model's index values, for the funnel's index step (nil: the space has no index).
-        let indexValues = try database.indexes.values(of: value, key: key, in: space)
+            space: space, indexValues: indexValues, into: &record.bytes)
         let sync = configuration.syncWrites
         try space.withPhysicalKey(key) { keyBytes in
             try record.bytes.withUnsafeBytes { recordBytes in
@@ -57,10 +58,10 @@ extension Scope {
         _ value: Value, forKey key: String, in space: KeySpace, lifetime: TimeInterval?, with metadata: Metadata,
         tags: [String], to batch: LevelDBWriteBatch, buffer: inout [UInt8]
     ) throws -> KeyChange {
+        let indexValues = try database.indexes.values(of: value, key: key, in: space)
         try encoder.encode(
             value, forKey: key, storedAt: reader.now(), lifetime: lifetime, metadata: metadata, tags: tags,
-            space: space, into: &buffer)
-        let indexValues = try database.indexes.values(of: value, key: key, in: space)
+            space: space, indexValues: indexValues, into: &buffer)
         try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
             if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }
@@ -197,11 +198,13 @@ extension Scope {
     static func reassemble(
         _ record: UnsafeRawBufferPointer, old: RecordHeader, header: RecordHeader, newSection: [UInt8]?, key: String,
         keyBytes: UnsafeRawBufferPointer, reader: RecordReader, encoder: RecordEncoder, limit: Int,
-        into buffer: inout [UInt8]
+        keepingIndexValues: Bool = true, into buffer: inout [UInt8]
     ) -> ModelStoreError? {
         do {
             try reader.opened(record, header: old, key: key, keyBytes: keyBytes) { record, old in
-                RecordHeader.assemble(into: &buffer, header: header, old: old, record: record, newSection: newSection)
+                RecordHeader.assemble(
+                    into: &buffer, header: header, old: old, record: record, newSection: newSection,
+                    keepingIndexValues: keepingIndexValues)
             }
             guard buffer.count <= limit else { return .valueTooLarge(key: key, byteCount: buffer.count) }
             try encoder.finish(&buffer, forKey: key, keyBytes: keyBytes)

@@ -99,7 +99,8 @@ struct RecordCipher: Sendable, CustomStringConvertible {
         guard let header = buffer.withUnsafeBytes({ RecordHeader(parsing: $0) }), !header.isSealed else {
             throw .encodingFailed(key: recordKey, type: "a record", message: "the record to seal does not parse")
         }
-        let fixedEnd = header.fixedLength
+        // The fixed part and the index values section stay where they are, in the clear.
+        let fixedEnd = header.clearPrefixLength
         let tags = header.tagsRange
         if !tags.isEmpty, tags.lowerBound > fixedEnd {
             // Metadata, then tags: the tags go first, so the metadata and the payload are one run.
@@ -164,7 +165,7 @@ struct RecordCipher: Sendable, CustomStringConvertible {
                 guard let length = LEB128.read(plain, at: &metadataEnd), length >= 1 else { return .malformed }
                 metadataEnd += length
             }
-            let fixedEnd = header.fixedLength
+            let fixedEnd = header.clearPrefixLength
             output.removeAll(keepingCapacity: true)
             output.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[..<fixedEnd]))
             output[1] &= ~RecordHeader.sealedFlag

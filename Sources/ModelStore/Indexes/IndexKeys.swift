@@ -37,6 +37,8 @@ enum IndexKeys {
     static let entryKind: UInt8 = 0x11
     static let reverseKind: UInt8 = 0x12
     static let valuesKind: UInt8 = 0x13
+    /// The highest index id the database ever gave out (IndexIDFloor.swift).
+    static let floorKind: UInt8 = 0x14
     /// The first byte of a values entry's value.
     static let valuesFormat: UInt8 = 1
 

@@ -47,21 +47,56 @@ final class IndexScratch {
     }
 }
 
-/// The index work of one write: its batch, and what the write has done to each values entry.
+/// What a write leaves under a key whose index work it carries.
+enum RecordAfterWrite {
+    /// A record: the write's (for a batch, its last put of the key), whose index values section
+    /// holds these parts (nil: it has none).
+    case written(section: UnsafeRawBufferPointer?)
+    /// No record: a removal.
+    case removed
+    /// The stored record, unchanged: an index build, or a set whose write does not carry its record.
+    case unchanged
+}
+
+/// The index work of one write: its batch, and the index state each key it changes is left in.
+///
+/// A record's old values in an index come from its own index values section when it has a part
+/// for the index (RecordEnvelope.swift), else from its values entry (a record indexed by a
+/// build, or written before sections or by a write that did not compute them): the values
+/// entry is read only when some index the write maintains has no part in the old record. A key
+/// without a record has no values: its values entry, if one was left (a removal by a program
+/// that did not define the indexes), is not read, and queries check an entry against the
+/// section of the record it names (Scope+IndexQueries.swift).
 struct IndexWork {
     let engine: LevelDB
     let batch: LevelDBWriteBatch
     /// The write as it arrived, for the records a set carries.
     private let original: EngineWrite
-    /// Each values entry the write has changed, as it will be (empty: none): later changes of
-    /// the same key in one batch start from there.
-    private var pending: [[UInt8]: [UInt8]] = [:]
+    /// Each key the write has changed, by physical key, as it will be: later changes of the same
+    /// key in one batch start from there.
+    private var pending: [[UInt8]: Pending] = [:]
     /// The records the batch puts, by physical key, read once on the first set without values.
     private var putRecords: [[UInt8]: [UInt8]]?
     /// Whether one key may change twice in the write (a batch): only then is ``pending`` kept.
     private let tracksPending: Bool
     /// The thread's buffers, for every change of the write; given back by ``finish()``.
     private let scratch = IndexScratch.take()
+
+    /// A key's index state after a change of an earlier step of the same write.
+    private struct Pending {
+        /// Every index's values, as parts (an index without a part has none).
+        var parts: [UInt8]
+        var valuesEntry: ValuesEntryState
+    }
+
+    /// What is known of a key's values entry.
+    private enum ValuesEntryState {
+        /// Not read: the record's section described every index the write needed.
+        case unknown
+        case absent
+        /// Its value, format byte included.
+        case present([UInt8])
+    }
 
     init(engine: LevelDB, write: EngineWrite, tracksPending: Bool = false) {
         self.engine = engine
@@ -87,115 +122,196 @@ struct IndexWork {
         IndexScratch.putBack(scratch)
     }
 
-    /// Brings the entries of the record `userKey` (UTF-8) of `space`, in each index of
-    /// `changes`, to its values there; the parts of other ids in `stored` stay as they are, the
-    /// rest go (their entries were cleared).
+    /// Brings the entries of the record at `physicalKey` of `space` (whose user key starts at the
+    /// space's prefix length), in each index of `changes`, to its values there, and its values
+    /// entry to the values of every index of `changes` and `stored` the record left by the write
+    /// (`after`) has no part for. Where that record has a part for an index, the part is its new
+    /// values (they were computed by the same indexer); the values in `changes` are used only for
+    /// the others. The parts of other ids in `stored` stay as they are, the rest go (their
+    /// entries were cleared).
     ///
-    /// A write trusts the values entry's part of an index: its entries exist, so unchanged
-    /// values write nothing. A build does not (`trustingStoredParts: false`): a part may be left
-    /// by a dropped or lost index that had the same id, whose entries are gone, so the build
-    /// puts every entry of the record's values.
+    /// A write trusts the old parts: their entries exist, so unchanged values write nothing. A
+    /// build does not (`trustingStoredParts: false`): it puts every entry of the record's values.
     mutating func update(
-        space: KeySpace, userKey: UnsafeRawBufferPointer, _ changes: [(id: UInt32, values: [IndexValue])],
-        stored: Set<UInt32>, trustingStoredParts: Bool = true
+        space: KeySpace, physicalKey: UnsafeRawBufferPointer, _ changes: [(id: UInt32, values: [IndexValue])],
+        after: RecordAfterWrite, stored: Set<UInt32>, trustingStoredParts: Bool = true
     ) throws {
-        let scratch = scratch
-        scratch.valuesKey.removeAll(keepingCapacity: true)
-        IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
-        if tracksPending, let old = pending[scratch.valuesKey] {
-            try old.withUnsafeBytes {
-                try update(old: $0.isEmpty ? nil : $0, userKey, changes, stored: stored, trusting: trustingStoredParts)
+        let userKey = UnsafeRawBufferPointer(rebasing: physicalKey[space.prefix.count...])
+        if tracksPending, let known = pending[Array(physicalKey)] {
+            try known.parts.withUnsafeBytes { parts in
+                try update(
+                    space: space, physicalKey: physicalKey, userKey: userKey, changes, after: after, stored: stored,
+                    trusting: trustingStoredParts, oldSection: parts, oldEntry: nil, entryState: known.valuesEntry)
             }
-        } else {
+            return
+        }
+        try engine.withValue(forKey: physicalKey) { oldRecord in
+            let oldSection = oldRecord.flatMap { IndexParts.section(ofRecord: $0, key: physicalKey) }
+            // The values entry is read only for an index the old record does not describe.
+            let needsEntry: Bool
+            if oldRecord == nil {
+                needsEntry = false
+            } else if let oldSection {
+                needsEntry = changes.contains { IndexParts.part($0.id, in: oldSection) == nil }
+                    || stored.contains { IndexParts.part($0, in: oldSection) == nil }
+            } else {
+                needsEntry = true
+            }
+            guard needsEntry else {
+                return try update(
+                    space: space, physicalKey: physicalKey, userKey: userKey, changes, after: after, stored: stored,
+                    trusting: trustingStoredParts, oldSection: oldSection, oldEntry: nil, entryState: .unknown,
+                    oldRecordSection: oldSection)
+            }
+            let scratch = scratch
+            scratch.valuesKey.removeAll(keepingCapacity: true)
+            IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
             try scratch.valuesKey.withUnsafeBytes { key in
-                try engine.withValue(forKey: key) { old in
-                    try update(old: old, userKey, changes, stored: stored, trusting: trustingStoredParts)
+                try engine.withValue(forKey: key) { entry in
+                    let entryParts = entry.flatMap { $0.first == IndexKeys.valuesFormat ? UnsafeRawBufferPointer(rebasing: $0[1...]) : nil }
+                    try update(
+                        space: space, physicalKey: physicalKey, userKey: userKey, changes, after: after, stored: stored,
+                        trusting: trustingStoredParts, oldSection: oldSection, oldEntry: entryParts,
+                        entryState: entry.map { .present(Array($0)) } ?? .absent, oldRecordSection: oldSection)
                 }
             }
         }
     }
 
-    /// ``update(space:userKey:_:stored:)`` of the values entry in `scratch.valuesKey`, whose value is `old`.
+    /// ``update(space:physicalKey:_:after:stored:trustingStoredParts:)`` with the old state read:
+    /// `oldSection` (the old record's parts, or a pending state's), the values entry's parts
+    /// `oldEntry` (for the indexes `oldSection` has no part for) and what is known of it.
     private mutating func update(
-        old: UnsafeRawBufferPointer?, _ userKey: UnsafeRawBufferPointer,
-        _ changes: [(id: UInt32, values: [IndexValue])], stored: Set<UInt32>, trusting: Bool
+        space: KeySpace, physicalKey: UnsafeRawBufferPointer, userKey: UnsafeRawBufferPointer,
+        _ changes: [(id: UInt32, values: [IndexValue])], after: RecordAfterWrite, stored: Set<UInt32>, trusting: Bool,
+        oldSection: UnsafeRawBufferPointer?, oldEntry: UnsafeRawBufferPointer?, entryState: ValuesEntryState,
+        oldRecordSection: UnsafeRawBufferPointer? = nil
     ) throws {
-        let oldParts = old.map(ValuesEntry.init) ?? ValuesEntry()
+        func oldPart(_ id: UInt32) -> UnsafeRawBufferPointer? {
+            if let oldSection, let part = IndexParts.part(id, in: oldSection) { return part }
+            return oldEntry.flatMap { IndexParts.part(id, in: $0) }
+        }
+        let newSection: UnsafeRawBufferPointer?
+        switch after {
+        case .written(let section): newSection = section
+        case .removed: newSection = nil
+        case .unchanged: newSection = oldRecordSection
+        }
         let scratch = scratch
-        // The new values entry is built in place: each part's encodings are written after its
-        // id, deduplicated there, compared with the old part, then given their length.
+        // The new parts of the indexes the record's section does not describe, made here.
         scratch.value.removeAll(keepingCapacity: true)
         scratch.value.append(IndexKeys.valuesFormat)
+        var uncovered = false
         for (id, values) in changes {
+            let old = trusting ? oldPart(id) : nil
+            if case .removed = after {
+                if let old { forEachEncoding(in: old) { putEntry(id, $0, userKey, delete: true) } }
+                continue
+            }
+            if let new = newSection.flatMap({ IndexParts.part(id, in: $0) }) {
+                diff(id, old: old, new: new, userKey)
+                continue
+            }
+            uncovered = true
             let partStart = scratch.value.count
-            Self.appendID(id, to: &scratch.value)
-            // One byte for the part's length, the LEB128 of any length below 128; widened below
-            // for a longer part.
-            scratch.value.append(0)
-            let start = scratch.value.count
-            for value in values {
-                let next = scratch.value.count
-                value.append(to: &scratch.value)
-                if Self.holds(scratch.value, start..<next, scratch.value.count - next, at: next) {
-                    scratch.value.removeSubrange(next...)
-                }
-            }
-            let end = scratch.value.count
-            let oldPart = trusting ? oldParts.part(id, in: old) : nil
-            let unchanged = oldPart.map { oldPart in
-                scratch.value.withUnsafeBytes { Self.equal(oldPart, UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
-            } ?? (start == end)
-            if !unchanged {
-                if let oldPart {
-                    var offset = 0
-                    while offset < oldPart.count, let length = IndexValue.encodedLength(in: oldPart, at: offset) {
-                        let encoding = UnsafeRawBufferPointer(rebasing: oldPart[offset..<(offset + length)])
-                        let kept = scratch.value.withUnsafeBytes { Self.holds($0, start..<end, encoding) }
-                        if !kept { putEntry(id, encoding, userKey, delete: true) }
-                        offset += length
-                    }
-                }
-                var offset = start
-                while offset < end {
-                    let length = scratch.value.withUnsafeBytes { IndexValue.encodedLength(in: $0, at: offset) } ?? (end - offset)
-                    let range = offset..<(offset + length)
-                    offset += length
-                    if let oldPart, scratch.value.withUnsafeBytes({ Self.holds(oldPart, UnsafeRawBufferPointer(rebasing: $0[range])) }) {
-                        continue
-                    }
-                    scratch.value.withUnsafeBytes { putEntry(id, UnsafeRawBufferPointer(rebasing: $0[range]), userKey, delete: false) }
-                }
-            }
-            if start == end {
-                scratch.value.removeSubrange(partStart...)
-            } else if end - start < 0x80 {
-                scratch.value[start - 1] = UInt8(end - start)
-            } else {
-                var length: [UInt8] = []
-                LEB128.append(end - start, to: &length)
-                scratch.value.replaceSubrange((start - 1)..<start, with: length)
-            }
+            IndexParts.append(id: id, values: values, to: &scratch.value)
+            var offset = partStart + 4
+            let length = scratch.value.withUnsafeBytes { LEB128.read($0, at: &offset) } ?? 0
+            scratch.value.withUnsafeBytes { diff(id, old: old, new: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + length)]), userKey) }
+            if length == 0 { scratch.value.removeSubrange(partStart...) }
         }
-        // The parts of indexes this write did not change.
-        if let old {
-            for (id, range) in oldParts.parts where !changes.contains(where: { $0.id == id }) && stored.contains(id) {
-                let part = UnsafeRawBufferPointer(rebasing: old[range])
-                Self.appendID(id, to: &scratch.value)
-                LEB128.append(part.count, to: &scratch.value)
-                scratch.value.append(contentsOf: part)
-            }
+        if case .removed = after {
+            // No record: nothing reads its values entry any more.
+            if case .present = entryState { deleteValuesEntry(space: space, userKey: userKey) }
+            if tracksPending { pending[Array(physicalKey)] = Pending(parts: [], valuesEntry: .absent) }
+            return
+        }
+        // The indexes of other programs (and of builds) that this write does not change keep
+        // their parts, in the values entry unless the record's section describes them.
+        for id in stored where !changes.contains(where: { $0.id == id }) {
+            guard newSection.flatMap({ IndexParts.part(id, in: $0) }) == nil else { continue }
+            uncovered = true
+            if let old = oldPart(id), !old.isEmpty { IndexParts.append(id: id, encodings: old, to: &scratch.value) }
         }
         let isEmpty = scratch.value.count == 1
-        if let old, scratch.value.withUnsafeBytes({ Self.equal(old, $0) }) { return }
-        if old == nil, isEmpty { return }
-        scratch.valuesKey.withUnsafeBytes { key in
+        var entryAfter = entryState
+        switch entryState {
+        case .present(let old):
             if isEmpty {
-                batch.delete(key: key)
-            } else {
-                scratch.value.withUnsafeBytes { batch.put(key: key, value: $0) }
+                deleteValuesEntry(space: space, userKey: userKey)
+                entryAfter = .absent
+            } else if old != scratch.value {
+                putValuesEntry(space: space, userKey: userKey)
+                entryAfter = .present(scratch.value)
+            }
+        case .absent, .unknown:
+            if !isEmpty {
+                putValuesEntry(space: space, userKey: userKey)
+                entryAfter = .present(scratch.value)
+            } else if uncovered, case .unknown = entryState {
+                // An index the record does not describe has no values: a values entry left
+                // behind (never read, see above) must not speak for it.
+                deleteValuesEntry(space: space, userKey: userKey)
+                entryAfter = .absent
             }
         }
-        if tracksPending { pending[scratch.valuesKey] = isEmpty ? [] : scratch.value }
+        if tracksPending {
+            var parts: [UInt8] = []
+            for (id, _) in changes {
+                if let new = newSection.flatMap({ IndexParts.part(id, in: $0) }) {
+                    IndexParts.append(id: id, encodings: new, to: &parts)
+                }
+            }
+            _ = scratch.value.withUnsafeBytes { entry in
+                IndexParts.forEach(in: UnsafeRawBufferPointer(rebasing: entry[1...])) { id, encodings in
+                    IndexParts.append(id: id, encodings: encodings, to: &parts)
+                    return true
+                }
+            }
+            if let newSection {
+                IndexParts.forEach(in: newSection) { id, encodings in
+                    if !changes.contains(where: { $0.id == id }) { IndexParts.append(id: id, encodings: encodings, to: &parts) }
+                    return true
+                }
+            }
+            pending[Array(physicalKey)] = Pending(parts: parts, valuesEntry: entryAfter)
+        }
+    }
+
+    /// Deletes the entries of index `id` in `old` that `new` does not hold, and puts those of
+    /// `new` that `old` does not (every one, for no `old`).
+    private func diff(_ id: UInt32, old: UnsafeRawBufferPointer?, new: UnsafeRawBufferPointer, _ userKey: UnsafeRawBufferPointer) {
+        if let old {
+            if Self.equal(old, new) { return }
+            forEachEncoding(in: old) { if !IndexParts.contains(new, $0) { putEntry(id, $0, userKey, delete: true) } }
+        }
+        forEachEncoding(in: new) { encoding in
+            if let old, IndexParts.contains(old, encoding) { return }
+            putEntry(id, encoding, userKey, delete: false)
+        }
+    }
+
+    private func forEachEncoding(in encodings: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var offset = 0
+        while offset < encodings.count, let length = IndexValue.encodedLength(in: encodings, at: offset) {
+            body(UnsafeRawBufferPointer(rebasing: encodings[offset..<(offset + length)]))
+            offset += length
+        }
+    }
+
+    /// Puts `scratch.value` as the values entry of `userKey`.
+    private func putValuesEntry(space: KeySpace, userKey: UnsafeRawBufferPointer) {
+        let scratch = scratch
+        scratch.valuesKey.removeAll(keepingCapacity: true)
+        IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
+        scratch.valuesKey.withUnsafeBytes { key in scratch.value.withUnsafeBytes { batch.put(key: key, value: $0) } }
+    }
+
+    private func deleteValuesEntry(space: KeySpace, userKey: UnsafeRawBufferPointer) {
+        let scratch = scratch
+        scratch.valuesKey.removeAll(keepingCapacity: true)
+        IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
+        scratch.valuesKey.withUnsafeBytes { batch.delete(key: $0) }
     }
 
     /// Puts (or deletes) index `id`'s entry of `userKey` for the value encoded as `encoding`.
@@ -204,7 +320,7 @@ struct IndexWork {
         scratch.key.removeAll(keepingCapacity: true)
         scratch.key.append(KeySpace.systemMarker)
         scratch.key.append(IndexKeys.entryKind)
-        Self.appendID(id, to: &scratch.key)
+        withUnsafeBytes(of: id.bigEndian) { scratch.key.append(contentsOf: $0) }
         scratch.key.append(contentsOf: encoding)
         scratch.key.append(contentsOf: userKey)
         scratch.key.withUnsafeBytes { key in
@@ -217,36 +333,8 @@ struct IndexWork {
     }
 
     @inline(__always)
-    private static func appendID(_ id: UInt32, to buffer: inout [UInt8]) {
-        withUnsafeBytes(of: id.bigEndian) { buffer.append(contentsOf: $0) }
-    }
-
-    @inline(__always)
     private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
-    }
-
-    /// Whether the encodings one after the other in `encodings` include `encoding`.
-    private static func holds(_ encodings: UnsafeRawBufferPointer, _ encoding: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        while offset < encodings.count, let length = IndexValue.encodedLength(in: encodings, at: offset) {
-            if length == encoding.count, equal(UnsafeRawBufferPointer(rebasing: encodings[offset..<(offset + length)]), encoding) {
-                return true
-            }
-            offset += length
-        }
-        return false
-    }
-
-    /// Whether the encodings in `range` of `buffer` include `encoding`.
-    private static func holds(_ buffer: UnsafeRawBufferPointer, _ range: Range<Int>, _ encoding: UnsafeRawBufferPointer) -> Bool {
-        holds(UnsafeRawBufferPointer(rebasing: buffer[range]), encoding)
-    }
-
-    /// Whether the encodings in `range` of `buffer` include the `count` bytes at `offset`.
-    private static func holds(_ buffer: [UInt8], _ range: Range<Int>, _ count: Int, at offset: Int) -> Bool {
-        guard !range.isEmpty else { return false }
-        return buffer.withUnsafeBytes { holds($0, range, UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
     }
 
     /// The record the write puts under `physicalKey` (its last put, in a batch); nil for none.
@@ -261,31 +349,13 @@ struct IndexWork {
     }
 }
 
-/// The parts of a values entry's value: each index id and where its encodings lie. A damaged
-/// value has no parts (its record's old entries cannot be found; the new ones are written).
-struct ValuesEntry {
-    private(set) var parts: [(id: UInt32, range: Range<Int>)] = []
-
-    init() {}
-
-    init(_ value: UnsafeRawBufferPointer) {
-        guard value.first == IndexKeys.valuesFormat else { return }
-        var offset = 1
-        while offset + 4 < value.count {
-            let id = UInt32(value[offset]) << 24 | UInt32(value[offset + 1]) << 16 | UInt32(value[offset + 2]) << 8
-                | UInt32(value[offset + 3])
-            offset += 4
-            guard let length = LEB128.read(value, at: &offset) else { return }
-            parts.append((id, offset..<(offset + length)))
-            offset += length
-        }
-    }
-
-    /// The encodings of index `id` in `value`, the bytes these parts were read from; nil for none.
-    func part(_ id: UInt32, in value: UnsafeRawBufferPointer?) -> UnsafeRawBufferPointer? {
-        guard let value else { return nil }
-        for part in parts where part.id == id { return UnsafeRawBufferPointer(rebasing: value[part.range]) }
-        return nil
+extension IndexParts {
+    /// The index values section of a record a write carries, when it has well-formed parts.
+    /// Not verified: the funnel's own writes made it.
+    static func section(ofWritten record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard let header = RecordHeader(parsing: record), let range = header.indexValuesRange else { return nil }
+        let parts = UnsafeRawBufferPointer(rebasing: record[range])
+        return areWellFormed(parts) ? parts : nil
     }
 }
 
@@ -294,19 +364,20 @@ extension IndexRegistry {
     /// (the write alone when no change is in a space with indexes).
     ///
     /// - Throws: ``ModelStoreError/indexerFailed(index:key:message:)`` (nothing is written),
-    ///   LevelDB's error reading a values entry, or applying the write.
+    ///   LevelDB's error reading an old record or values entry, or applying the write.
     func apply(_ write: EngineWrite, _ changes: ChangeList, to engine: LevelDB, sync: Bool) throws {
-        if case let .put(key, _) = write, let change = changes.only, change.kind == .set,
+        if case let .put(key, value) = write, let change = changes.only, change.kind == .set,
             let computed = change.indexValues, computed.generation == generation,
             computed.byID.count == computed.maintained.indexes.count
         {
             // Most sets: one record whose values were all computed from its model, for indexes
-            // that have not changed since. No look-up, no decode, the key as the put carries it.
+            // that have not changed since, and are in its section. No look-up, no decode.
             assert(key.starts(with: change.space.prefix) && key.count == change.space.prefix.count + change.key.utf8.count)
             var work = IndexWork(engine: engine, write: write)
             defer { work.finish() }
-            let userKey = UnsafeRawBufferPointer(rebasing: key[change.space.prefix.count...])
-            try work.update(space: change.space, userKey: userKey, computed.byID, stored: computed.maintained.stored)
+            try work.update(
+                space: change.space, physicalKey: key, computed.byID,
+                after: .written(section: IndexParts.section(ofWritten: value)), stored: computed.maintained.stored)
             return try engine.write(work.batch, sync: sync)
         }
         guard let work = try work(of: write, changes, engine: engine) else { return try write.apply(to: engine, sync: sync) }
@@ -324,34 +395,35 @@ extension IndexRegistry {
             guard !indexes.isEmpty else { return }
             if work == nil { work = IndexWork(engine: engine, write: write, tracksPending: changes.count > 1) }
             try change.space.withPhysicalKey(change.key) { physicalKey in
-                let userKey = UnsafeRawBufferPointer(rebasing: physicalKey[change.space.prefix.count...])
-                var values: [(id: UInt32, values: [IndexValue])]
-                if change.kind != .set {
-                    values = indexes.map { ($0.id, []) }
-                } else if let computed = change.indexValues, computed.maintained === maintained,
-                    computed.byID.count == indexes.count
-                {
-                    // Computed for exactly these indexes, each of them: taken whole. Values
-                    // computed before an index changed are taken index by index below, so an
-                    // index defined since (even under a dropped index's id) decodes the record.
-                    values = computed.byID
-                } else {
-                    values = []
+                guard change.kind == .set else {
+                    return try work!.update(
+                        space: change.space, physicalKey: physicalKey, indexes.map { ($0.id, []) }, after: .removed,
+                        stored: maintained.stored)
+                }
+                // The record the key is left with: the write's last put of it, or the stored one.
+                let record = work!.record(at: physicalKey)
+                try (record ?? []).withUnsafeBytes { recordBytes in
+                    let section = record == nil ? nil : IndexParts.section(ofWritten: recordBytes)
+                    var values: [(id: UInt32, values: [IndexValue])] = []
                     values.reserveCapacity(indexes.count)
                     for index in indexes {
-                        if let computed = change.indexValues?.values(for: index) {
+                        if section.flatMap({ IndexParts.part(index.id, in: $0) }) != nil {
+                            // The record's section holds its values: nothing to compute.
+                            values.append((index.id, []))
+                        } else if let computed = change.indexValues?.values(for: index) {
+                            // Computed from the model for this same index (see `values(for:)`).
                             values.append((index.id, computed))
-                        } else if let record = work!.record(at: physicalKey) {
-                            let decoded = try record.withUnsafeBytes { record in
-                                try index.values(ofRecord: record, key: change.key, keyBytes: physicalKey)
-                            }
+                        } else if record != nil {
+                            let decoded = try index.values(ofRecord: recordBytes, key: change.key, keyBytes: physicalKey)
                             values.append((index.id, decoded ?? []))
                         }
                         // Else a set whose record this write does not carry: nothing to judge by,
                         // the index's part stays.
                     }
+                    try work!.update(
+                        space: change.space, physicalKey: physicalKey, values,
+                        after: record == nil ? .unchanged : .written(section: section), stored: maintained.stored)
                 }
-                try work!.update(space: change.space, userKey: userKey, values, stored: maintained.stored)
             }
         }
         return work

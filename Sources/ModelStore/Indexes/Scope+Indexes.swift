@@ -37,6 +37,15 @@ extension Scope {
         // the index's entries, every write before it is a record the build will find.
         let defined = try database.commitExclusively { hold -> Result<(DefinedIndex, IndexDefinition), ModelStoreError> in
             var definition = try IndexDefinition.read(key: key, from: hold.engine, path: path)
+            // The highest id the database ever gave out (see IndexIDFloor), and this process.
+            let storedFloor = try IndexIDFloor.read(from: hold.engine)
+            var floor = database.indexes.highestID
+            switch storedFloor {
+            case .id(let id): floor = max(floor, id)
+            case .damaged: floor = max(floor, try IndexIDFloor.highestIDInSections(of: hold.engine))
+            case .absent: break
+            }
+            let batch = LevelDBWriteBatch()
             // A definition of the format before values entries is rebuilt like a new version:
             // under a new id, in values entries, and its reverse entries cleared with its old id.
             if definition == nil || definition!.version != version || definition!.state == .dropped
@@ -45,7 +54,7 @@ extension Scope {
                 var retired = definition?.retired ?? []
                 if let old = definition, old.state != .dropped { retired.append(old.id) }
                 // Returned, not thrown: damaged definitions refuse this index, not the database's writes.
-                guard let (id, leftovers) = try Self.unusedIndexID(in: hold.engine, above: database.indexes.highestID) else {
+                guard let (id, leftovers) = try Self.unusedIndexID(in: hold.engine, above: floor) else {
                     return .failure(.corrupted(
                         path: path,
                         message: "no index id is left: an index definition names the highest id (4,294,967,295), so the "
@@ -54,11 +63,19 @@ extension Scope {
                 var new = IndexDefinition(
                     state: .building, id: id, version: version, typeName: String(describing: type))
                 new.retired = retired + leftovers
-                try key.withUnsafeBytes { keyBytes in
-                    try new.value(key: key).withUnsafeBytes { try hold.write(.put(key: keyBytes, value: $0), ChangeList(), sync: sync) }
+                key.withUnsafeBytes { keyBytes in
+                    new.value(key: key).withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
                 }
                 definition = new
             }
+            // Raised in the same batch as a new id's definition; or, for an index defined before
+            // the record existed (or when it is damaged), before any section can name the id.
+            if storedFloor != .id(max(floor, definition!.id)) {
+                IndexIDFloor.key.withUnsafeBytes { floorKey in
+                    IndexIDFloor.value(max(floor, definition!.id)).withUnsafeBytes { batch.put(key: floorKey, value: $0) }
+                }
+            }
+            if batch.count > 0 { try hold.write(.batch(batch), ChangeList(), sync: sync) }
             let index = DefinedIndex(
                 name: name, space: space, id: definition!.id, version: version, isBuilt: definition!.state == .built,
                 reader: reader, type: type, indexer: indexer)
@@ -116,18 +133,21 @@ extension Scope {
                         pastEnd = true
                         return false
                     }
-                    let userKey = UnsafeRawBufferPointer(rebasing: keyBytes[space.prefix.count...])
                     let key = space.key(fromPhysical: keyBytes)
                     guard let values = try index.values(ofRecord: record, key: key, keyBytes: keyBytes) else {
                         chunkSkipped += 1
                         // No part for this id, not even one an earlier index of the id left.
                         try work.update(
-                            space: space, userKey: userKey, [(index.id, [])], stored: stored, trustingStoredParts: false)
+                            space: space, physicalKey: keyBytes, [(index.id, [])], after: .unchanged, stored: stored,
+                            trustingStoredParts: false)
                         return true
                     }
                     chunkIndexed += 1
+                    // A record whose section has a part for the index was written since the build
+                    // began: its entries are put again from that part.
                     try work.update(
-                        space: space, userKey: userKey, [(index.id, values)], stored: stored, trustingStoredParts: false)
+                        space: space, physicalKey: keyBytes, [(index.id, values)], after: .unchanged, stored: stored,
+                        trustingStoredParts: false)
                     return true
                 }
                 let done = pastEnd || seen < DefinedIndex.buildChunkSize || lastKey == nil

@@ -102,7 +102,10 @@ extension Scope {
         defer { RecordBuffer.putBack(record) }
         var tags = expected
         for attempt in 1...2 {
-            try encodeRecord(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, into: &record.bytes)
+            let indexValues = try database.indexes.values(of: value, key: key, in: space)
+            try encodeRecord(
+                value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags, indexValues: indexValues,
+                into: &record.bytes)
             let encodedSection = TagIndex.section(of: tags)
             let stored = try space.withPhysicalKey(key) { keyBytes in
                 try database.commitExclusively { hold -> [UInt8]? in
@@ -113,7 +116,7 @@ extension Scope {
                     let batch = LevelDBWriteBatch()
                     record.bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
                     TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch)
-                    try hold.write(.batch(batch), ChangeList(KeyChange(key, in: space, .set)), sync: sync)
+                    try hold.write(.batch(batch), ChangeList(KeyChange(key, in: space, .set, indexValues: indexValues)), sync: sync)
                     return nil
                 }
             }
@@ -125,17 +128,17 @@ extension Scope {
     /// Encodes a record of this scope into `buffer`, with metadata of any type (nil: none).
     private func encodeRecord<Value: Encodable>(
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
-        tags: [String], into buffer: inout [UInt8]
+        tags: [String], indexValues: ComputedIndexValues?, into buffer: inout [UInt8]
     ) throws {
         let storedAt = reader.now()
         if let metadata {
             try encoder.encode(
                 value, forKey: key, storedAt: storedAt, lifetime: lifetime, metadata: metadata, tags: tags,
-                space: space, into: &buffer)
+                space: space, indexValues: indexValues, into: &buffer)
         } else {
             try encoder.encode(
                 value, forKey: key, storedAt: storedAt, lifetime: lifetime, metadata: NoMetadata(), tags: tags,
-                space: space, into: &buffer)
+                space: space, indexValues: indexValues, into: &buffer)
         }
     }
 

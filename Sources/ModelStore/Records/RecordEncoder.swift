@@ -26,12 +26,14 @@ struct RecordEncoder: Sendable {
     ///   - metadata: Metadata of its own type; ``NoMetadata`` for none.
     ///   - tags: Validated tags (see ``TagIndex/validated(_:)``), stored in the envelope.
     ///   - space: Where the key lives: the checksum covers the key as LevelDB stores it.
+    ///   - indexValues: The model's values in its key space's indexes, stored in the record's
+    ///     index values section (nil, or none computed: no section).
     /// - Throws: ``ModelStoreError/invalidKey(key:reason:)``,
     ///   ``ModelStoreError/encodingFailed(key:type:message:)`` naming the model or the metadata,
     ///   ``ModelStoreError/valueTooLarge(key:byteCount:)``.
     func encode<Value: Encodable, Metadata: Encodable>(
         _ value: Value, forKey key: String, storedAt: Double, lifetime: TimeInterval?, metadata: Metadata,
-        tags: [String], space: KeySpace, into buffer: inout [UInt8]
+        tags: [String], space: KeySpace, indexValues: ComputedIndexValues? = nil, into buffer: inout [UInt8]
     ) throws {
         try ModelStore.validate(key: key)
         let header = RecordHeader(storedAt: storedAt, lifetime: lifetime, codec: codec.identifier)
@@ -39,7 +41,10 @@ struct RecordEncoder: Sendable {
         // A metatype compare, not an optional: generic code that holds a `Metadata?` looks up
         // `Optional<Metadata>`'s type metadata at run time on every call.
         let hasMetadata = Metadata.self != NoMetadata.self
-        header.writeVersionThree(to: &buffer, hasMetadata: hasMetadata, hasTags: !tags.isEmpty)
+        let hasIndexValues = indexValues.map { !$0.byID.isEmpty } ?? false
+        header.writeVersionThree(
+            to: &buffer, hasMetadata: hasMetadata, hasTags: !tags.isEmpty, hasIndexValues: hasIndexValues)
+        if hasIndexValues { IndexParts.appendSection(indexValues!, to: &buffer) }
         let payloadStart: Int
         if hasMetadata, tags.isEmpty {
             payloadStart = try appendMetadataAndModel(metadata, value, forKey: key, to: &buffer)

@@ -8,7 +8,9 @@ extension RecordHeader {
     /// Appends the fixed part of a version-3 envelope (version, flags, codec, a zero checksum,
     /// storedAt, the deadline) to `buffer`, with the flags for the sections that will follow
     /// (and for a compressed payload, when a rewrite copies one).
-    func writeVersionThree(to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool, isCompressed: Bool = false) {
+    func writeVersionThree(
+        to buffer: inout [UInt8], hasMetadata: Bool, hasTags: Bool, isCompressed: Bool = false, hasIndexValues: Bool = false
+    ) {
         // Assembled on the stack and appended in one go: every put writes one, and one append
         // is one capacity check and one copy instead of six.
         var packed: (UInt64, UInt64, UInt64) = (0, 0, 0)
@@ -19,6 +21,7 @@ extension RecordHeader {
             if hasMetadata { flags |= Self.hasMetadataFlag }
             if hasTags { flags |= Self.hasTagsFlag }
             if isCompressed { flags |= Self.compressedPayloadFlag }
+            if hasIndexValues { flags |= Self.indexValuesFlag }
             bytes[0] = Self.versionThree
             bytes[1] = flags
             bytes[2] = codec.rawValue
@@ -89,18 +92,25 @@ extension RecordHeader {
         return lengthBytes - 1
     }
 
-    /// A version-3 value: `header`, the new metadata section (or `old`'s), `old`'s tags section
-    /// and payload, byte for byte (a compressed payload stays compressed, with its flag). The
-    /// checksum (and, for an encrypting store, the seal) is left for the caller.
+    /// A version-3 value: `header`, `old`'s index values section (unless `keepingIndexValues`
+    /// is false: a record from another database, whose index ids mean other indexes), the new
+    /// metadata section (or `old`'s), `old`'s tags section and payload, byte for byte (a
+    /// compressed payload stays compressed, with its flag). The checksum (and, for an
+    /// encrypting store, the seal) is left for the caller.
     static func assemble(
         into buffer: inout [UInt8], header: RecordHeader, old: RecordHeader, record: UnsafeRawBufferPointer,
-        newSection: [UInt8]?
+        newSection: [UInt8]?, keepingIndexValues: Bool = true
     ) {
         buffer.removeAll(keepingCapacity: true)
         let hasMetadata = newSection != nil || old.metadataCodec != nil
+        let indexValues = keepingIndexValues ? old.indexValuesRange : nil
         header.writeVersionThree(
             to: &buffer, hasMetadata: hasMetadata, hasTags: !old.tagsRange.isEmpty,
-            isCompressed: old.isPayloadCompressed)
+            isCompressed: old.isPayloadCompressed, hasIndexValues: indexValues != nil)
+        if let indexValues {
+            LEB128.append(indexValues.count, to: &buffer)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: record[indexValues]))
+        }
         if let newSection {
             buffer.append(contentsOf: newSection)
         } else if let oldCodec = old.metadataCodec {

@@ -50,11 +50,21 @@ import Foundation
 //        0     1  format version: 0x33 (ASCII "3"), not 3: see below
 //        1     1  flags: bits 0-3 as in version 2; bit 4 the record never expires, whatever
 //                 the policy of the store that reads it (a `.never` collection's records);
-//                 bits 5-7 zero (reserved). Bits 0 and 4 together are refused.
+//                 bit 5 sealed (below); bit 6 an index values section follows the deadline;
+//                 bit 7 zero (reserved). Bits 0 and 4 together are refused.
 //        2     1  payload codec identifier (as in version 1)
 //        3     4  CRC-32C, little-endian, of the full LevelDB key, then value bytes 0..<3,
 //                 then value bytes 7...end: every byte of the value but the checksum itself
-//        7     …  as version 2 from offset 7 (storedAt, deadline, metadata, tags, payload)
+//        7     8  storedAt, then the deadline (only if bit 0), as version 2
+//        …     …  (only if bit 6) index values: LEB128 length L, then L bytes of parts, one per
+//                 index of the record's key space: the index's id (4 bytes big-endian), the
+//                 LEB128 byte length of its encodings, the encodings (IndexValue+Encoding.swift)
+//                 one after another (none: the index has no value for the record). An index
+//                 without a part is not described here (its values entry says; see
+//                 Indexes/IndexKeys.swift). Written by sets that computed their model's index
+//                 values, copied by rewrites, dropped from records that come from another
+//                 database (the shared tier), whose index ids mean other indexes.
+//        …     …  metadata, tags, payload, as version 2
 //
 // Sealed records (version 3 with flag bit 5; written by stores with `Configuration.encryption`;
 // readers before it refuse the bit as unknown). The model and the metadata are sealed with
@@ -71,6 +81,8 @@ import Foundation
 //                 ciphertext and tag included (damage is reported as such, before decryption)
 //        7     8  storedAt (as in version 1)
 //       15     8  (only if bit 0) expiresAt
+//        …     …  (only if bit 6) index values section, as version 3, in the clear (the index
+//                 entries hold the values in their keys anyway)
 //        …     …  (only if bit 2) tags section, as in version 2, in the clear (the tag index
 //                 holds the tags in its keys anyway)
 //        …     4  key identifier, little-endian: which key sealed it (see RecordCipher.keyID)
@@ -80,7 +92,7 @@ import Foundation
 //      end    16  GCM tag
 //
 // Associated data: the LevelDB key (which names the collection), value bytes 0..<3, then value
-// bytes 7 up to the ciphertext (storedAt, deadline, tags, key identifier, nonce). A value copied
+// bytes 7 up to the ciphertext (storedAt, deadline, index values, tags, key identifier, nonce). A value copied
 // to another key or collection, or with any envelope byte changed, does not open, even with a
 // recomputed checksum. Opened, a sealed record is the plain version-3 record it was before
 // sealing (checksum field zero), which every read path then handles as any other.
@@ -136,8 +148,10 @@ struct RecordHeader: Equatable, Sendable {
     static let knownFlags: UInt8 = 0b0000_1111
     /// Version 3 only: the model and metadata are sealed (see "Sealed records" above).
     static let sealedFlag: UInt8 = 0b0010_0000
+    /// Version 3 only: an index values section follows the deadline (see the format comment).
+    static let indexValuesFlag: UInt8 = 0b0100_0000
     /// The flags a version-3 record may carry.
-    static let knownFlagsV3: UInt8 = 0b0011_1111
+    static let knownFlagsV3: UInt8 = 0b0111_1111
     /// A sealed record's key identifier and nonce, between its tags and its ciphertext.
     static let sealedPrefixLength = 16
     /// The GCM tag at the end of a sealed record.
@@ -178,6 +192,11 @@ struct RecordHeader: Equatable, Sendable {
     var metadataRange: Range<Int> = 0..<0
     /// The tags section, count included (empty when there is none).
     var tagsRange: Range<Int> = 0..<0
+    /// The index values section's parts, after its length (nil when the record has none).
+    var indexValuesRange: Range<Int>?
+    /// Where the part of the envelope that is never sealed and comes before the metadata ends:
+    /// the fixed part and the index values section, length included.
+    var clearPrefixLength = 0
     /// The stored checksum (versions 2 and 3).
     var storedChecksum: UInt32?
     /// For a sealed record, where its key identifier starts (its metadata and payload are in the
@@ -216,6 +235,7 @@ struct RecordHeader: Equatable, Sendable {
         length = Self.baseLengthV1
         guard let deadline = Self.readDeadline(bytes, flags: flags, at: &length) else { return nil }
         expiresAt = deadline
+        clearPrefixLength = length
         recogniseLegacyNever()
     }
 
@@ -234,6 +254,12 @@ struct RecordHeader: Equatable, Sendable {
         var offset = Self.baseLengthV2
         guard let deadline = Self.readDeadline(bytes, flags: flags, at: &offset) else { return nil }
         expiresAt = deadline
+        if isThree, flags & Self.indexValuesFlag != 0 {
+            guard let sectionLength = LEB128.read(bytes, at: &offset) else { return nil }
+            indexValuesRange = offset..<(offset + sectionLength)
+            offset += sectionLength
+        }
+        clearPrefixLength = offset
         let isSealed = isThree && flags & Self.sealedFlag != 0
         if flags & Self.hasMetadataFlag != 0, !isSealed {
             // At least the codec byte: an empty section would be a flag without content.
@@ -301,6 +327,7 @@ struct RecordHeader: Equatable, Sendable {
         self.neverExpires = neverExpires
         self.codec = codec
         self.length = Self.baseLengthV2 + (self.expiresAt == nil ? 0 : Self.deadlineLength)
+        self.clearPrefixLength = length
     }
 
     /// A header for a new record stored at `storedAt` that lives `lifetime` seconds (nil: the

@@ -58,15 +58,21 @@ extension Scope {
             if let tierDeadline, tierDeadline <= now { return .expired }
             // Never longer locally than in the tier: a shorter remaining lifetime there becomes the
             // record's own deadline here.
-            if let tierDeadline, deadline.map({ tierDeadline < $0 }) ?? true {
+            let restamps = tierDeadline.map { tierDeadline in deadline.map { tierDeadline < $0 } ?? true } ?? false
+            // Another node's index values section names its own database's index ids: dropped here.
+            if restamps || header.indexValuesRange != nil {
                 var buffer: [UInt8] = []
+                let local =
+                    restamps
+                    ? RecordHeader(storedAt: min(header.storedAt, now), expiresAt: tierDeadline, codec: header.codec)
+                    : RecordHeader(
+                        storedAt: header.storedAt, expiresAt: header.expiresAt, codec: header.codec,
+                        neverExpires: header.neverExpires)
                 // The rewrite's own assembly: a sealed record is opened and sealed again, since
                 // its header is bound to the seal.
                 let refusal = Scope.reassemble(
-                    record, old: header,
-                    header: RecordHeader(storedAt: min(header.storedAt, now), expiresAt: tierDeadline, codec: header.codec),
-                    newSection: nil, key: key, keyBytes: keyBytes, reader: reader, encoder: encoder,
-                    limit: configuration.recordLengthLimit, into: &buffer)
+                    record, old: header, header: local, newSection: nil, key: key, keyBytes: keyBytes, reader: reader,
+                    encoder: encoder, limit: configuration.recordLengthLimit, keepingIndexValues: false, into: &buffer)
                 // One this node cannot open (another key): a miss here, left in the tier for the
                 // nodes that can.
                 if refusal != nil { return .expired }

@@ -74,7 +74,10 @@ struct IndexDefinitionTests {
         let second = try posts.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
         #expect(!second.wasCancelled && second.indexed == 977)
         #expect(try posts.count(where: "byAuthor", equals: .string("ada")) == 2_001)
-        #expect(try store.rawIndexKeys() == (2_001, 2_001))
+        // The build's records keep their values in values entries, but for the two written
+        // with their section meanwhile.
+        #expect(try store.rawIndexKeys() == (2_001, 1_999))
+        #expect(try store.rawIndexValues().count == 2_001)
     }
 
     @Test("dropIndex removes the definition and every entry; dropping an unknown index succeeds")
@@ -89,7 +92,7 @@ struct IndexDefinitionTests {
         #expect(throws: ModelStoreError.indexNotDefined(index: "byAuthor", collection: "posts")) {
             try posts.keys(where: "byAuthor", equals: .string("ada"))
         }
-        #expect(try store.rawIndexKeys() == (10_000, 5_000))  // byTime and byScore stay, in one values entry per record
+        #expect(try store.rawIndexKeys() == (10_000, 0))  // byTime and byScore stay, in the records' sections
         try posts.set(post("ada"), forKey: "later")
         #expect(try posts.count(where: "byScore", equals: .int(0)) == 5_001)
         let keys = try store.rawKeys()

@@ -32,6 +32,17 @@ extension ModelStore {
         let raw = try rawKeys()
         var entries = Set<[UInt8]>()
         var values: [[UInt8]: [UInt32: Set<[UInt8]>]] = [:]
+        // Each record's section, by the key of its values entry: the indexes it describes.
+        var sections: [[UInt8]: [UInt32: Set<[UInt8]>]] = [:]
+        for physical in raw where physical.first.map({ $0 < KeySpace.systemMarker }) ?? false {
+            guard let (space, _) = physical.withUnsafeBytes({ KeySpace.split($0) }),
+                let section = try rawSection(physical)
+            else { continue }
+            physical.withUnsafeBytes { physical in
+                let userKey = UnsafeRawBufferPointer(rebasing: physical[space.prefix.count...])
+                sections[IndexKeys.valuesKey(in: space, userKey: userKey)] = section.mapValues { Set($0) }
+            }
+        }
         for index in expected {
             guard let defined = database.indexes.index(named: index.name, in: index.space) else {
                 problems.append("\(index.name) is not defined")
@@ -66,13 +77,24 @@ extension ModelStore {
         }
         // Parts of ids no expected index has are left to the records' next writes (a values
         // entry keeps only the parts of current ids): they are not judged here.
+        // A record's values in an index are its section's part when it has one, else its values
+        // entry's part (none: no values). A values entry never holds a part its record's section
+        // describes, nor outlives its record.
         let expectedIDs = Set(expected.compactMap { database.indexes.index(named: $0.name, in: $0.space)?.id })
-        let foundValues = try rawValuesEntries().mapValues { $0.filter { expectedIDs.contains($0.key) }.mapValues { Set($0) } }
-        for (key, parts) in values where foundValues[key] != parts {
-            problems.append("values entry \(key): expected \(parts), found \(String(describing: foundValues[key]))")
+        let rawEntries = try rawValuesEntries()
+        let foundValues = rawEntries.mapValues { $0.filter { expectedIDs.contains($0.key) }.mapValues { Set($0) } }
+        for (key, entryParts) in rawEntries {
+            let described = Set(sections[key]?.keys.map { $0 } ?? []).intersection(entryParts.keys)
+            if !described.isEmpty { problems.append("values entry \(key) holds parts its record describes: \(described.sorted())") }
         }
-        for (key, parts) in foundValues where values[key] == nil && !parts.isEmpty {
-            problems.append("values entry \(key) without expected values: \(parts)")
+        for id in expectedIDs {
+            for key in Set(values.keys).union(foundValues.keys).union(sections.keys) {
+                let expectedPart = values[key]?[id] ?? []
+                let found = sections[key]?[id] ?? foundValues[key]?[id] ?? []
+                if expectedPart != found {
+                    problems.append("record of \(key), index \(id): expected \(expectedPart), found \(found)")
+                }
+            }
         }
         return problems
     }

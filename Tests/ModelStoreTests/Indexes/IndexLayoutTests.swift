@@ -45,7 +45,15 @@ struct IndexLayoutTests {
                 == expected.filter { $0.value.tags.contains(tag) }.keys.sorted(), "\(context)")
         }
         let values = expected.values.reduce(0) { $0 + 3 + Set($1.tags).count }
-        #expect(try store.rawIndexKeys() == (values, expected.count), "\(context)")
+        #expect(try store.rawIndexKeys().entries == values, "\(context)")
+        #expect(try store.rawIndexValues().count == expected.count, "\(context)")
+        let indexes = [
+            ExpectedIndex.posts(posts, "byAuthor") { [.string($0.author)] },
+            ExpectedIndex.posts(posts, "byTime") { [.date($0.createdAt)] },
+            ExpectedIndex.posts(posts, "byTag") { $0.tags.map { .string($0) } },
+            ExpectedIndex.posts(posts, "byScore") { [.int($0.score)] },
+        ]
+        #expect(try store.indexProblems(indexes) == [], "\(context)")
         #expect(!(try store.rawKeys()).contains { $0.starts(with: [KeySpace.systemMarker, IndexKeys.reverseKind]) })
     }
 
@@ -95,6 +103,49 @@ struct IndexLayoutTests {
         try verify(again, reopened, expected, "reopened")
     }
 
+    @Test("A database written before index values sections (values entries only) answers queries; writes keep every index exact and move each record's values into its section")
+    func valuesEntryLayoutStaysExact() throws {
+        let fixture = Fixture()
+        var expected: [String: Post] = [:]
+        do {
+            let store = try fixture.open()
+            let posts = store.collection("posts")
+            try PostIndexes.define(on: posts)
+            expected = try fill(posts)
+            try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
+            #expect(try store.rawIndexKeys().reverse == 60)
+            #expect(try store.rawSection(store.rawKeys().first { $0.first == KeySpace.collectionMarker }!) == nil)
+            try store.close()
+        }
+        let store = try fixture.open()
+        let posts = store.collection("posts")
+        #expect(try Self.define(on: posts).allSatisfy(\.wasAlreadyBuilt))
+        try verify(store, posts, expected, "as an earlier release left it")
+        try posts.set(post("dan", ["new"]), forKey: "p01")
+        expected["p01"] = post("dan", ["new"])
+        try posts.set(post("ada"), forKey: "p02")
+        expected["p02"] = post("ada")
+        try posts.removeObject(forKey: "p03")
+        expected["p03"] = nil
+        #expect(try posts.refresh(forKey: "p06", expiresAfter: 100))
+        try store.write { batch in
+            try batch.set(post("bob", ["t1"]), forKey: "p04", in: "posts")
+            batch.removeObject(forKey: "p05", in: "posts")
+            try batch.set(post("carol", ["all"]), forKey: "p05", in: "posts")
+        }
+        expected["p04"] = post("bob", ["t1"])
+        expected["p05"] = post("carol", ["all"])
+        try verify(store, posts, expected, "after the writes")
+        // The four records set again hold their values in their sections; the refreshed one, its
+        // values entry still (a rewrite copies the record as it is); the removed one, nothing.
+        #expect(try store.rawIndexKeys().reverse == 55)
+        try store.close()
+        let again = try fixture.open()
+        let reopened = again.collection("posts")
+        #expect(try Self.define(on: reopened).allSatisfy(\.wasAlreadyBuilt))
+        try verify(again, reopened, expected, "reopened")
+    }
+
     @Test("A values entry keeps the part of an index this program does not define, and drops a dropped index's")
     func partsOfOtherIndexes() throws {
         let fixture = Fixture()
@@ -111,7 +162,9 @@ struct IndexLayoutTests {
             let posts = store.collection("posts")
             try posts.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
             try posts.set(post("bob", ["x"], time: 1), forKey: "p")
-            #expect(try store.rawValuesEntries().first?.value.count == 4)
+            // This program's record describes byAuthor; the three others' parts stay, in a values entry.
+            #expect(try store.rawValuesEntries().first?.value.count == 3)
+            #expect(try store.rawSection(store.rawKeys().first { $0.first == KeySpace.collectionMarker }!)?.count == 1)
             try store.close()
         }
         let store = try fixture.open()
@@ -122,12 +175,12 @@ struct IndexLayoutTests {
         #expect(try posts.keys(where: "byTag", equals: .string("x")).collect() == [])
         #expect(try posts.keys(where: "byTag", equals: .string("y")).collect() == ["p"])
         #expect(try posts.keys(where: "byAuthor", equals: .string("bob")).collect() == ["p"])
-        #expect(try store.rawIndexKeys() == (4, 1))
+        #expect(try store.rawIndexKeys() == (4, 0))  // the record's section describes all four again
         try posts.dropIndex("byTag")
         try posts.set(post("bob", ["z"], time: 2), forKey: "p")
-        let parts = try #require(try store.rawValuesEntries().first?.value)
+        let parts = try #require(try store.rawSection(store.rawKeys().first { $0.first == KeySpace.collectionMarker }!))
         #expect(parts.count == 3)
-        #expect(try store.rawIndexKeys() == (3, 1))
+        #expect(try store.rawIndexKeys() == (3, 0))
         try posts.removeObject(forKey: "p")
         #expect(try store.rawIndexKeys() == (0, 0))
     }
@@ -138,10 +191,10 @@ struct IndexLayoutTests {
         let posts = store.collection("posts")
         try PostIndexes.define(on: posts)
         try posts.set(post("ada", ["x", "x", "y"]), forKey: "p")
-        let before = try store.rawValuesEntries()
+        let before = try store.rawIndexValues()
         try posts.set(post("ada", ["x", "y"]), forKey: "p")
-        #expect(try store.rawValuesEntries() == before)
-        #expect(try store.rawIndexKeys() == (5, 1))
+        #expect(try store.rawIndexValues() == before)
+        #expect(try store.rawIndexKeys() == (5, 0))
     }
 
     @Test(
@@ -156,7 +209,7 @@ struct IndexLayoutTests {
         let author = String(repeating: "a", count: authorLength)
         let tags = (0..<(authorLength / 6)).map { "t\($0)" }
         try posts.set(post(author, tags), forKey: "p")
-        let parts = try #require(try store.rawValuesEntries().first?.value)
+        let parts = try #require(try store.rawIndexValues().first?.value)
         let authorID = try #require(parts.first { $0.value == [[IndexValue.Kind.string.rawValue] + Array(author.utf8) + [0, 1]] }?.key)
         #expect(parts[authorID]?.first?.count == authorLength + 3)
         #expect(try posts.keys(where: "byAuthor", equals: .string(author)).collect() == ["p"])
@@ -175,6 +228,7 @@ extension ModelStore {
     /// definition in format 1, and for each record one reverse entry per index with a value
     /// (format byte 1, then the encodings) instead of its values entry. The entries stay.
     func rewriteAsFormatOneLayout(of space: KeySpace) throws {
+        try rewriteAsValuesEntryLayout(of: space)
         let values = try rawValuesEntries()
         let definitions = try database.run { try Scope.indexDefinitions(in: $0) }
         try database.run { engine in
@@ -193,6 +247,43 @@ extension ModelStore {
                 definition.format = IndexDefinition.reverseEntriesFormat
                 let key = IndexKeys.definitionKey(name: name, in: space)
                 key.withUnsafeBytes { keyBytes in definition.value(key: key).withUnsafeBytes { batch.put(key: keyBytes, value: $0) } }
+            }
+            // Nor did it keep the floor of index ids.
+            IndexIDFloor.key.withUnsafeBytes { batch.delete(key: $0) }
+            try engine.write(batch, sync: true)
+        }
+    }
+}
+
+extension ModelStore {
+    /// Rewrites the records of `space` as ModelStore wrote them before index values sections:
+    /// each record without its section, and its values (the parts with values) in a values entry.
+    func rewriteAsValuesEntryLayout(of space: KeySpace) throws {
+        let keys = try rawKeys().filter { key in key.withUnsafeBytes { KeySpace.split($0)?.space == space } }
+        try database.run { engine in
+            let batch = LevelDBWriteBatch()
+            for key in keys {
+                try key.withUnsafeBytes { keyBytes in
+                    try engine.withValue(forKey: keyBytes) { record in
+                        guard let record, let header = RecordHeader(parsing: record), let range = header.indexValuesRange
+                        else { return }
+                        var entry: [UInt8] = [IndexKeys.valuesFormat]
+                        IndexParts.forEach(in: UnsafeRawBufferPointer(rebasing: record[range])) { id, encodings in
+                            if !encodings.isEmpty { IndexParts.append(id: id, encodings: encodings, to: &entry) }
+                            return true
+                        }
+                        var plain: [UInt8] = []
+                        RecordHeader.assemble(
+                            into: &plain, header: header, old: header, record: record, newSection: nil, keepingIndexValues: false)
+                        RecordHeader.seal(&plain, key: keyBytes)
+                        plain.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+                        if entry.count > 1 {
+                            let valuesKey = IndexKeys.valuesKey(
+                                in: space, userKey: UnsafeRawBufferPointer(rebasing: keyBytes[space.prefix.count...]))
+                            valuesKey.withUnsafeBytes { key in entry.withUnsafeBytes { batch.put(key: key, value: $0) } }
+                        }
+                    }
+                }
             }
             try engine.write(batch, sync: true)
         }

@@ -50,25 +50,61 @@ extension ModelStore {
         while let (key, parts) = try database.run({ _ in
             try iterator.withCurrent { key, value -> ([UInt8], [UInt32: [[UInt8]]])? in
                 guard !IndexKeys.allValues.isPastEnd(key, reverse: false) else { return nil }
-                var parts: [UInt32: [[UInt8]]] = [:]
-                let entry = ValuesEntry(value)
-                for (id, _) in entry.parts {
-                    let part = entry.part(id, in: value)!
-                    var encodings: [[UInt8]] = []
-                    var offset = 0
-                    while offset < part.count, let length = IndexValue.encodedLength(in: part, at: offset) {
-                        encodings.append(Array(part[offset..<(offset + length)]))
-                        offset += length
-                    }
-                    parts[id] = encodings
-                }
-                return (Array(key), parts)
+                guard value.first == IndexKeys.valuesFormat else { return (Array(key), [:]) }
+                return (Array(key), Self.parts(UnsafeRawBufferPointer(rebasing: value[1...])))
             } ?? nil
         }) {
             found[key] = parts
             try database.run { _ in try iterator.next() }
         }
         return found
+    }
+}
+
+extension ModelStore {
+    /// Index parts (a values entry's after its format byte, or a record's section): each index
+    /// id's encodings, in stored order.
+    static func parts(_ bytes: UnsafeRawBufferPointer) -> [UInt32: [[UInt8]]] {
+        var parts: [UInt32: [[UInt8]]] = [:]
+        IndexParts.forEach(in: bytes) { id, part in
+            var encodings: [[UInt8]] = []
+            var offset = 0
+            while offset < part.count, let length = IndexValue.encodedLength(in: part, at: offset) {
+                encodings.append(Array(part[offset..<(offset + length)]))
+                offset += length
+            }
+            parts[id] = encodings
+            return true
+        }
+        return parts
+    }
+
+    /// Every record's values in the indexes, by the key of its values entry: for each index id,
+    /// its section's part when it has one, else its values entry's part; indexes without values
+    /// left out (and records with none).
+    func rawIndexValues() throws -> [[UInt8]: [UInt32: [[UInt8]]]] {
+        var found = try rawValuesEntries()
+        for physical in try rawKeys() where physical.first.map({ $0 < KeySpace.systemMarker }) ?? false {
+            guard let (space, _) = physical.withUnsafeBytes({ KeySpace.split($0) }), let section = try rawSection(physical)
+            else { continue }
+            let valuesKey = physical.withUnsafeBytes {
+                IndexKeys.valuesKey(in: space, userKey: UnsafeRawBufferPointer(rebasing: $0[space.prefix.count...]))
+            }
+            for (id, encodings) in section { found[valuesKey, default: [:]][id] = encodings }
+        }
+        return found.mapValues { $0.filter { !$0.value.isEmpty } }.filter { !$0.value.isEmpty }
+    }
+
+    /// The index values section of the record at the physical key `key`, as parts; nil when the
+    /// record is missing or has none.
+    func rawSection(_ key: [UInt8]) throws -> [UInt32: [[UInt8]]]? {
+        try database.run { engine in
+            try key.withUnsafeBytes { keyBytes in
+                try engine.withValue(forKey: keyBytes) { record in
+                    record.flatMap { IndexParts.section(ofRecord: $0, key: keyBytes) }.map { Self.parts($0) }
+                }
+            }
+        }
     }
 }
 
