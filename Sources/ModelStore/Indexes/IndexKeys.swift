@@ -1,12 +1,15 @@
 // MARK: - Where indexes live
 //
-// Four kinds of system record (0xFF, see KeySpace), none ever returned by keys, counts, scans
-// or sweeps of user records, which all stop below 0xFF:
+// Five kinds of system record (0xFF, see KeySpace), none ever returned by keys, counts, scans
+// or sweeps of user records, which all stop below 0xFF, and a section of the records themselves:
 //
 //   0xFF 0x10  space  name                       the index's definition (IndexDefinition)
 //   0xFF 0x11  id     value encoding  user key   one entry per value per record; empty value
-//   0xFF 0x13  space  user key                   the record's current encodings in every index
-//                                                of its key space (its values entry)
+//   0xFF 0x13  space  user key                   the record's current encodings in the indexes
+//                                                its section does not describe (values entry)
+//   0xFF 0x14                                    the highest index id ever given out (IndexIDFloor)
+//   record's index values section                its current encodings in every index of its key
+//                                                space that read its model (RecordEnvelope.swift)
 //   0xFF 0x12  id     user key                   one index's encodings of one record (reverse
 //                                                entry): definitions of format 1 only, which
 //                                                `defineIndex` rebuilds; cleared with their ids
@@ -22,9 +25,12 @@
 //   then the key order.
 // - A values entry's value is a format byte (1), then one part per index that has a value for
 //   the record: the index's id (4 bytes big-endian), the LEB128 byte length of its encodings,
-//   then the encodings one after the other. It is what an overwrite or a removal deletes,
-//   without decoding the old model: one read per write for all of a key space's indexes. A
-//   record with no value in any index has no values entry. Parts of ids the writing process
+//   then the encodings one after the other (IndexParts.swift; a record's section holds parts
+//   the same way, an empty one for no value). With the section, it is what an overwrite or a
+//   removal deletes, without decoding the old model: one read of the old record per write for
+//   all of a key space's indexes, and of the values entry only for an index the section has no
+//   part for (a record a build indexed, or one written before sections). A record whose values
+//   are all in its section, or that has no value in any other index, has no values entry. Parts of ids the writing process
 //   did not define are kept as they are (those indexes go stale, as their entries do); parts of
 //   ids whose entries were cleared (an old version, a dropped index) only name entries that are
 //   gone, whose deletes do nothing, and go when a write rewrites the record's values entry.

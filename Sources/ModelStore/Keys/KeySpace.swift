@@ -17,9 +17,12 @@
 /// | 0x01 | the tag index | LEB128 tag length, the tag, the record's LevelDB key | ``TagIndex`` |
 /// | 0x02 | a compression dictionary | its id, 4 bytes big-endian | ``RecordDictionaries`` |
 /// | 0x03 | a recorded policy | this type's ``prefix`` of the key space: nothing for the database's own policy, 0xFE, the length and the name for a collection's | ``StoredPolicies`` |
+/// | 0x0E | the encryption marker | nothing | ``EncryptionMarker`` |
 /// | 0x10 | an index's definition | 0x00 (the default collection) or the collection's ``prefix``, then the index's name | ``IndexDefinition`` |
 /// | 0x11 | an index entry | the index's id (4 bytes), the value's encoding, the record's user key | ``IndexWork`` |
-/// | 0x12 | a record's index values (reverse entry) | the index's id (4 bytes), the record's user key | ``IndexWork`` |
+/// | 0x12 | a record's index values (reverse entry, format-1 definitions) | the index's id (4 bytes), the record's user key | ``IndexWork`` |
+/// | 0x13 | a record's values entry | 0x00 or the collection's ``prefix``, the record's user key | ``IndexWork`` |
+/// | 0x14 | the floor of index ids | nothing | ``IndexIDFloor`` |
 ///
 /// A Swift `String` is valid UTF-8, whose first byte is never 0xF5–0xFF, so default keys
 /// never reach the bytes above 0xF4; and the length byte makes collection prefixes
