@@ -223,7 +223,12 @@ struct IndexWork {
         if case .removed = after {
             // No record: nothing reads its values entry any more.
             if case .present = entryState { deleteValuesEntry(space: space, userKey: userKey) }
-            if tracksPending { pending[Array(physicalKey)] = Pending(parts: [], valuesEntry: .absent) }
+            if tracksPending {
+                // A values entry this write did not read stays unknown: a later set of the key in
+                // the same batch that leaves an index undescribed deletes it blindly.
+                let after: ValuesEntryState = if case .unknown = entryState { .unknown } else { .absent }
+                pending[Array(physicalKey)] = Pending(parts: [], valuesEntry: after)
+            }
             return
         }
         // The indexes of other programs (and of builds) that this write does not change keep

@@ -57,6 +57,23 @@ struct IndexLayoutTests {
         #expect(!(try store.rawKeys()).contains { $0.starts(with: [KeySpace.systemMarker, IndexKeys.reverseKind]) })
     }
 
+    /// Overwrites p01, p02 and p04, removes p03, and removes and sets p05 in one batch.
+    func overwriteAndRemove(_ store: ModelStore, _ posts: ModelStore.Collection, _ expected: inout [String: Post]) throws {
+        try posts.set(post("dan", ["new"]), forKey: "p01")
+        expected["p01"] = post("dan", ["new"])
+        try posts.set(post("ada"), forKey: "p02")
+        expected["p02"] = post("ada")
+        try posts.removeObject(forKey: "p03")
+        expected["p03"] = nil
+        try store.write { batch in
+            try batch.set(post("bob", ["t1"]), forKey: "p04", in: "posts")
+            batch.removeObject(forKey: "p05", in: "posts")
+            try batch.set(post("carol", ["all"]), forKey: "p05", in: "posts")
+        }
+        expected["p04"] = post("bob", ["t1"])
+        expected["p05"] = post("carol", ["all"])
+    }
+
     @Test("A database with format-1 definitions and reverse entries answers the tool, then defineIndex rebuilds it; overwrites and removals stay exact")
     func formatOneLayoutIsRebuilt() throws {
         let fixture = Fixture()
@@ -82,19 +99,7 @@ struct IndexLayoutTests {
         #expect(reports.count == 4 && reports.allSatisfy { !$0.wasAlreadyBuilt && $0.isBuilt && $0.indexed == 60 })
         try verify(store, posts, expected, "after the rebuild")
         // Overwrites change values and remove old ones; removals take every entry.
-        try posts.set(post("dan", ["new"]), forKey: "p01")
-        expected["p01"] = post("dan", ["new"])
-        try posts.set(post("ada"), forKey: "p02")
-        expected["p02"] = post("ada")
-        try posts.removeObject(forKey: "p03")
-        expected["p03"] = nil
-        try store.write { batch in
-            try batch.set(post("bob", ["t1"]), forKey: "p04", in: "posts")
-            batch.removeObject(forKey: "p05", in: "posts")
-            try batch.set(post("carol", ["all"]), forKey: "p05", in: "posts")
-        }
-        expected["p04"] = post("bob", ["t1"])
-        expected["p05"] = post("carol", ["all"])
+        try overwriteAndRemove(store, posts, &expected)
         try verify(store, posts, expected, "after the writes")
         try store.close()
         let again = try fixture.open()
@@ -121,20 +126,8 @@ struct IndexLayoutTests {
         let posts = store.collection("posts")
         #expect(try Self.define(on: posts).allSatisfy(\.wasAlreadyBuilt))
         try verify(store, posts, expected, "as an earlier release left it")
-        try posts.set(post("dan", ["new"]), forKey: "p01")
-        expected["p01"] = post("dan", ["new"])
-        try posts.set(post("ada"), forKey: "p02")
-        expected["p02"] = post("ada")
-        try posts.removeObject(forKey: "p03")
-        expected["p03"] = nil
+        try overwriteAndRemove(store, posts, &expected)
         #expect(try posts.refresh(forKey: "p06", expiresAfter: 100))
-        try store.write { batch in
-            try batch.set(post("bob", ["t1"]), forKey: "p04", in: "posts")
-            batch.removeObject(forKey: "p05", in: "posts")
-            try batch.set(post("carol", ["all"]), forKey: "p05", in: "posts")
-        }
-        expected["p04"] = post("bob", ["t1"])
-        expected["p05"] = post("carol", ["all"])
         try verify(store, posts, expected, "after the writes")
         // The four records set again hold their values in their sections; the refreshed one, its
         // values entry still (a rewrite copies the record as it is); the removed one, nothing.

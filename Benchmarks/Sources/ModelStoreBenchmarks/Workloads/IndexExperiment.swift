@@ -215,10 +215,11 @@ func runIndexPutExperiment(records: Int, rounds: Int, directory: String) throws 
     lines += interleaved.report(
         "Interleaved: both databases open, \(interleaved.chunks) turns of \(IndexPutChunks.size) puts, keys ascending (target ≤ 2x):")
     lines += shuffled.report("The same with the keys in random order (as a cache fills):")
-    lines += engine.report("LevelDB alone (C API, ModelStore's options and LevelDB work, no encoding), keys ascending:")
-    lines += engineShuffled.report("LevelDB alone, keys in random order:")
-    lines += inRecord.report("LevelDB alone with the values kept in the record (not ModelStore's layout), keys ascending:")
-    lines += inRecordShuffled.report("LevelDB alone with the values kept in the record, keys in random order:")
+    lines += inRecord.report(
+        "LevelDB alone (C API, ModelStore's options, key layout and LevelDB work: the values in the record), keys ascending:")
+    lines += inRecordShuffled.report("LevelDB alone, keys in random order:")
+    lines += engine.report("LevelDB alone with a values entry per record (the layout before sections), keys ascending:")
+    lines += engineShuffled.report("LevelDB alone with a values entry per record, keys in random order:")
     return lines.joined(separator: "\n")
 }
 
@@ -262,14 +263,15 @@ private func interleavedIndexPuts(
 /// What an indexed put costs LevelDB itself, through its C API, with ModelStore's options and
 /// the same turns as ``interleavedIndexPuts(order:directory:corpus:keys:)``: a plain put is one
 /// `leveldb_put` of a record (ModelStore's key layout, 460 bytes: an encoded profile and its
-/// envelope); an indexed put is ModelStore's LevelDB work for two indexes, a `leveldb_get` of
-/// the record's values entry, then one batch with the record, its two index entries (the int
-/// and date encodings of `byGroup` and `byJoined`) and its values entry (29 bytes). No
-/// encoding, no Swift: the ratio an indexed put tends to as ModelStore's own work per put shrinks.
+/// envelope); with `valuesInRecord` (ModelStore's layout), an indexed put is ModelStore's
+/// LevelDB work for two indexes: a `leveldb_get` of the old record, then one batch with the
+/// record (30 bytes more: its index values section) and its two index entries (the int and
+/// date encodings of `byGroup` and `byJoined`). No encoding, no Swift: the ratio an indexed put
+/// tends to as ModelStore's own work per put shrinks.
 ///
-/// With `valuesInRecord`, the layout ModelStore does not use, measured to weigh it: the values
-/// kept in the record (30 bytes more) instead of a values entry, so the indexed put reads the
-/// record's own key and its batch holds the record and the two entries.
+/// Without it, the layout before sections, measured to weigh them: a `leveldb_get` of the
+/// record's values entry, then one batch with the record, the two entries and the values entry
+/// (29 bytes).
 private func engineIndexPuts(
     order: [Int], directory: String, corpus: ProfileCorpus, valuesInRecord: Bool = false
 ) throws -> TurnTakingPuts {
