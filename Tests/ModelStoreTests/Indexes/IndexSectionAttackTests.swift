@@ -230,6 +230,85 @@ struct IndexSectionAttackTests {
         try Self.verify(store, posts, ["p": Self.post("carol", ["z"])], "after the defining program's write")
     }
 
+    /// A program with byAuthor and byScore only: byTag (defined by the others) goes stale under
+    /// its writes, and must be exact again after the full program's next write of each key.
+    static func defineOtherSet(on posts: ModelStore.Collection) throws {
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { [.string($0.author)] }
+        try posts.defineIndex("byScore", of: Post.self, version: 1) { [.int($0.score)] }
+    }
+
+    @Test("Removals by a program with another index set (by key, batch, prefix, tag, removeAll): the full program's next writes leave no stray entry")
+    func removalsByProgramWithOtherIndexes() throws {
+        let fixture = Fixture()
+        var expected: [String: Post] = [:]
+        do {
+            let store = try fixture.open()
+            let posts = store.collection("posts")
+            try PostIndexes.define(on: posts)
+            expected = try Self.fill(posts)
+            try store.close()
+        }
+        do {
+            let store = try fixture.open()
+            let posts = store.collection("posts")
+            try Self.defineOtherSet(on: posts)
+            try posts.removeObject(forKey: "p01")
+            try store.write { batch in
+                batch.removeObject(forKey: "p02", in: posts)
+                try batch.set(Self.post("dan"), forKey: "p03", in: posts)
+                batch.removeObject(forKey: "p03", in: posts)
+            }
+            #expect(try posts.removeObjects(withPrefix: "p1") == 10)
+            #expect(try store.removeObjects(taggedWith: "team") > 0)
+            try store.close()
+        }
+        let store = try fixture.open()
+        let posts = store.collection("posts")
+        try PostIndexes.define(on: posts)
+        let left = Set(try posts.keys().collect())
+        expected = expected.filter { left.contains($0.key) }
+        // The full program writes every key the other one removed, and the ones left.
+        for number in 0..<24 {
+            let key = String(format: "p%02d", number)
+            let model = Self.post(Self.authors[(number + 1) % 5], ["new"], score: Int64(number % 3))
+            try posts.set(model, forKey: key)
+            expected[key] = model
+        }
+        try Self.verify(store, posts, expected, "after the full program's writes")
+        #expect(try posts.removeAllObjects() == 24)
+        #expect(try store.rawIndexKeys() == (0, 0))
+    }
+
+    @Test("Overwrites by a program with another index set, in the old layout too: the full program's next write is exact")
+    func overwritesByProgramWithOtherIndexes() throws {
+        let fixture = Fixture()
+        var (store, posts, expected) = try Self.mixedLayout(fixture)
+        try store.close()
+        do {
+            let other = try fixture.open()
+            let otherPosts = other.collection("posts")
+            try Self.defineOtherSet(on: otherPosts)
+            for number in 0..<12 {
+                try otherPosts.set(Self.post("eve", ["y"], score: 9), forKey: String(format: "p%02d", number))
+            }
+            try other.write { batch in
+                try batch.set(Self.post("eve", ["z"]), forKey: "p12", in: otherPosts)
+                try batch.set(Self.post("dan", ["z"]), forKey: "p12", in: otherPosts)
+            }
+            try other.close()
+        }
+        store = try fixture.open()
+        posts = store.collection("posts")
+        try PostIndexes.define(on: posts)
+        for number in 0..<13 {
+            let key = String(format: "p%02d", number)
+            let model = Self.post("carol", ["new"], score: 4)
+            try posts.set(model, forKey: key)
+            expected[key] = model
+        }
+        try Self.verify(store, posts, expected, "after the full program's writes")
+    }
+
     // MARK: - Hostile section bytes
 
     /// `record` with its index values section (length included) replaced by `raw` (its length
