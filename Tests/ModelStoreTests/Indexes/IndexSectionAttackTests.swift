@@ -309,6 +309,74 @@ struct IndexSectionAttackTests {
         try Self.verify(store, posts, expected, "after the full program's writes")
     }
 
+    // MARK: - Builds over sections
+
+    @Test("New indexes and new versions built over a mixed database (old layout, sections, other programs' parts), with writes between: every index exact")
+    func buildsOverMixedRecords() throws {
+        let fixture = Fixture()
+        var (store, posts, expected) = try Self.mixedLayout(fixture)
+        // Half the records get sections.
+        for number in stride(from: 0, to: 24, by: 2) {
+            let key = String(format: "p%02d", number)
+            try posts.set(Self.post("dan", ["y"], score: 6), forKey: key)
+            expected[key] = Self.post("dan", ["y"], score: 6)
+        }
+        try store.close()
+        do {
+            // Another program's sections for a quarter.
+            let other = try fixture.open()
+            let otherPosts = other.collection("posts")
+            try Self.defineOtherSet(on: otherPosts)
+            for number in stride(from: 1, to: 24, by: 4) {
+                let key = String(format: "p%02d", number)
+                try otherPosts.set(Self.post("eve", ["z"], score: 8), forKey: key)
+                expected[key] = Self.post("eve", ["z"], score: 8)
+            }
+            try other.close()
+        }
+        store = try fixture.open()
+        posts = store.collection("posts")
+        try PostIndexes.define(on: posts)
+        // A new index and a new version of byTag, built over all of it.
+        try posts.defineIndex("byFirstTag", of: Post.self, version: 1) { $0.tags.prefix(1).map { .string($0) } }
+        try posts.defineIndex("byTag", of: Post.self, version: 2) { $0.tags.map { .string($0) } }
+        var indexes = IndexSectionTests.expected(posts)
+        indexes.append(.posts(posts, "byFirstTag") { $0.tags.prefix(1).map { .string($0) } })
+        func check(_ context: String) throws {
+            try Self.verify(store, posts, expected, context, checkingEntries: false)
+            let problems = try store.indexProblems(indexes)
+            #expect(problems == [], "\(context): \(problems)")
+            for tag in Self.tagNames {
+                #expect(try posts.keys(where: "byFirstTag", equals: .string(tag)).collect()
+                    == expected.filter { $0.value.tags.first == tag }.keys.sorted(), "\(context): \(tag)")
+            }
+        }
+        try check("after the builds")
+        for number in 0..<24 where number % 3 == 0 {
+            let key = String(format: "p%02d", number)
+            try posts.set(Self.post("bob", ["new", "x"], score: 1), forKey: key)
+            expected[key] = Self.post("bob", ["new", "x"], score: 1)
+        }
+        try posts.removeObject(forKey: "p05")
+        expected["p05"] = nil
+        try check("after writes")
+        try posts.dropIndex("byFirstTag")
+        indexes.removeLast()
+        try store.close()
+        store = try fixture.open()
+        posts = store.collection("posts")
+        try PostIndexes.define(on: posts, version: 2)
+        try posts.defineIndex("byFirstTag", of: Post.self, version: 1) { $0.tags.prefix(1).map { .string($0) } }
+        indexes = IndexSectionTests.expected(posts)
+        indexes.append(.posts(posts, "byFirstTag") { $0.tags.prefix(1).map { .string($0) } })
+        try check("after a drop and a definition in a new process, and version 2 of every index")
+        for key in expected.keys.sorted().prefix(6) {
+            try posts.set(Self.post("ada", ["y"]), forKey: key)
+            expected[key] = Self.post("ada", ["y"])
+        }
+        try check("after more writes")
+    }
+
     // MARK: - Hostile section bytes
 
     /// `record` with its index values section (length included) replaced by `raw` (its length
