@@ -377,6 +377,46 @@ struct IndexSectionAttackTests {
         try check("after more writes")
     }
 
+    @Test("Sections whose parts and length need two and three LEB128 bytes, values with NUL and both forms of é: sets, overwrites, batches and removals stay exact")
+    func longSections() throws {
+        let store = try Fixture().open()
+        let posts = store.collection("posts")
+        try PostIndexes.define(on: posts)
+        let many = (0..<400).map { "tag-\($0)-" + String(repeating: "v", count: 60) }
+        let odd = ["a\u{0}b", "\u{0}", "é", "e\u{301}", "", String(repeating: "\u{0}", count: 200)]
+        var expected: [String: Post] = [:]
+        func check(_ context: String) throws {
+            for tag in [many[0], many[399], many[200]] + odd {
+                #expect(try posts.keys(where: "byTag", equals: .string(tag)).collect()
+                    // By bytes: Swift's == calls "é" and "e\u{301}" equal, the index does not.
+                    == expected.filter { $0.value.tags.contains { $0.utf8.elementsEqual(tag.utf8) } }.keys.sorted(),
+                    "\(context): \(tag.unicodeScalars.map(\.value))")
+            }
+            let problems = try store.indexProblems(IndexSectionTests.expected(posts))
+            #expect(problems.isEmpty, "\(context): \(problems.prefix(3))")
+        }
+        expected["big"] = Self.post("ada", many + odd)
+        expected["mid"] = Self.post("bob", Array(many.prefix(2)))
+        expected["odd"] = Self.post("carol", odd + odd)
+        for (key, model) in expected { try posts.set(model, forKey: key) }
+        let section = try #require(try store.rawSection(IndexSectionTests.physicalKey("big", in: posts)))
+        #expect(section.values.map(\.count).max() == 406)
+        try check("set")
+        try store.write { batch in
+            try batch.set(Self.post("ada", Array(many.suffix(3)) + ["é"]), forKey: "big", in: posts)
+            try batch.set(Self.post("bob", many), forKey: "mid", in: posts)
+            try batch.set(Self.post("bob", Array(many.prefix(150))), forKey: "mid", in: posts)
+        }
+        expected["big"] = Self.post("ada", Array(many.suffix(3)) + ["é"])
+        expected["mid"] = Self.post("bob", Array(many.prefix(150)))
+        try check("batch")
+        try posts.set(Self.post("dan", ["e\u{301}"]), forKey: "odd")
+        expected["odd"] = Self.post("dan", ["e\u{301}"])
+        try posts.removeObject(forKey: "mid")
+        expected["mid"] = nil
+        try check("overwrite and removal")
+    }
+
     // MARK: - Hostile section bytes
 
     /// `record` with its index values section (length included) replaced by `raw` (its length
