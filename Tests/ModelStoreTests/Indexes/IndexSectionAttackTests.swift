@@ -417,6 +417,35 @@ struct IndexSectionAttackTests {
         try check("overwrite and removal")
     }
 
+    @Test("SIGKILL during writes on a database turned back into the old layout before each round: entries, sections and values entries stay exact (8 rounds)", .long)
+    func killDuringWritesOnTheOldLayout() throws {
+        let fixture = Fixture()
+        var random = SeededGenerator(seed: 0x5EC7)
+        for round in 0..<8 {
+            do {
+                let store = try fixture.open()
+                let posts = store.collection("posts")
+                _ = try CrashPost.defineIndexes(on: posts)
+                try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
+                try store.close()
+            }
+            let helper = try ChildProcess.testHelper(["index-write", fixture.directory.path, "db", "\(random.next())"])
+            let target = Int.random(in: 1...300, using: &random)
+            var acks = 0
+            while acks < target, let line = helper.readLine() {
+                if line.hasPrefix("ack ") { acks += 1 } else if line != "ready" { Issue.record("helper said: \(line)") }
+            }
+            usleep(UInt32.random(in: 0..<2_000, using: &random))
+            helper.kill()
+            _ = helper.finish()
+            let store = try fixture.open()
+            let posts = store.collection("posts")
+            #expect(try CrashPost.defineIndexes(on: posts).allSatisfy(\.wasAlreadyBuilt), "round \(round)")
+            try IndexCrashTests.verify(store, posts, "round \(round)")
+            try store.close()
+        }
+    }
+
     // MARK: - Hostile section bytes
 
     /// `record` with its index values section (length included) replaced by `raw` (its length
