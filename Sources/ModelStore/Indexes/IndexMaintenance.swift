@@ -221,6 +221,13 @@ struct IndexWork {
             if length == 0 { scratch.value.removeSubrange(partStart...) }
         }
         if case .removed = after {
+            // The record is gone, so no index may keep an entry for it: also not an index this
+            // program does not define (another program's). Its old values are known only here:
+            // they were in the record's section (or its values entry), which go with it, and
+            // that program's next write of the key finds no record and assumes no old values.
+            for id in stored where !changes.contains(where: { $0.id == id }) {
+                if trusting, let old = oldPart(id) { forEachEncoding(in: old) { putEntry(id, $0, userKey, delete: true) } }
+            }
             // No record: nothing reads its values entry any more.
             if case .present = entryState { deleteValuesEntry(space: space, userKey: userKey) }
             if tracksPending {
