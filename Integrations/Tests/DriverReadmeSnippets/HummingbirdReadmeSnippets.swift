@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1280
-    func readmeLine1280() async throws {
-#sourceLocation(file: "README.md", line: 1281)
+    /// README.md:1305
+    func readmeLine1305() async throws {
+#sourceLocation(file: "README.md", line: 1306)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1316
-    func readmeLine1316() async throws {
-#sourceLocation(file: "README.md", line: 1317)
+    /// README.md:1341
+    func readmeLine1341() async throws {
+#sourceLocation(file: "README.md", line: 1342)
 
 
 

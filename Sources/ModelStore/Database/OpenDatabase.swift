@@ -106,6 +106,15 @@ final class OpenDatabase: @unchecked Sendable {
         self.objectCacheLimit = objectCacheLimit
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
         dictionaries = RecordDictionaries(loadingFrom: engine, path: path, logger: logger)
+        do {
+            try indexes.loadStoredIDs(from: engine)
+        } catch {
+            // Damage is for reads to report, never a reason to refuse the open: the indexes this
+            // process defines read the definitions again, and queries check entries against the
+            // records, so only another program's entries can go stale meanwhile.
+            logger.warning(
+                "The index definitions could not be read at open", metadata: ["database": "\(path)", "error": "\(error)"])
+        }
         readThroughMetrics = ReadThroughMetricsByCollection(database: name, factory: readThrough.metricsFactory)
         readThroughClock = readThrough.clock
         fetches = FetchCoalescer()

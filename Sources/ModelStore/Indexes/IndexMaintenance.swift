@@ -404,7 +404,9 @@ extension IndexRegistry {
         try changes.forEach { change in
             let maintained = maintained(by: change)
             let indexes = maintained.indexes
-            guard !indexes.isEmpty else { return }
+            // A space with indexes only another program defines still has their old values to
+            // keep (an overwrite) or their entries to remove (a removal).
+            guard !maintained.isEmpty else { return }
             if work == nil { work = IndexWork(engine: engine, write: write, tracksPending: changes.count > 1) }
             try change.space.withPhysicalKey(change.key) { physicalKey in
                 guard change.kind == .set else {

@@ -132,16 +132,21 @@ final class MaintainedIndexes: Sendable {
     }
 
     static let none = MaintainedIndexes(indexes: [], stored: [])
+
+    /// Whether a write in the space has no index work: no index here, none in the database.
+    var isEmpty: Bool { indexes.isEmpty && stored.isEmpty }
 }
 
-/// The indexes defined in this process on one open database, by key space.
+/// The indexes defined in this process on one open database, by key space, and the ids of the
+/// indexes the database defines in each key space (also where this process defines none: its
+/// writes there must still carry the old values of those indexes, or remove their entries).
 final class IndexRegistry: @unchecked Sendable {
     // @unchecked: `bySpace` is only touched under `lock`; `count` and `currentGeneration` are atomic.
     private let lock = Lock()
     /// Each space this process defines an index in: its indexes, and the ids of the current
     /// indexes the database defines there, its own and others' (see ``setStoredIDs(_:in:)``).
     private var bySpace: [KeySpace: MaintainedIndexes] = [:]
-    /// How many indexes are defined: read without the lock by every write.
+    /// How many key spaces have indexes, here or in the database: read without the lock by every write.
     private let count = AtomicWord()
     /// Moves on with every change of `bySpace`, which happens under the exclusive write gate:
     /// a write's computed values whose generation is still current need no new look-up.
@@ -159,7 +164,8 @@ final class IndexRegistry: @unchecked Sendable {
     @inline(__always)
     var generation: UInt64 { currentGeneration.load() }
 
-    /// Whether no index is defined: a write then pays one atomic load for indexes.
+    /// Whether no key space has an index, here or in the database: a write then pays one atomic
+    /// load for indexes.
     @inline(__always)
     var isEmpty: Bool { count.load() == 0 }
 
@@ -191,11 +197,23 @@ final class IndexRegistry: @unchecked Sendable {
     /// ids (an index another program defines) and drops the others (entries already cleared).
     func setStoredIDs(_ ids: Set<UInt32>, in space: KeySpace) {
         lock.withLock {
-            guard let current = bySpace[space] else { return }
+            let current = bySpace[space] ?? .none
             // This process's own indexes are current whatever the scan found.
-            bySpace[space] = MaintainedIndexes(indexes: current.indexes, stored: ids.union(current.indexes.map(\.id)))
-            currentGeneration.store(currentGeneration.load() &+ 1)
+            let maintained = MaintainedIndexes(indexes: current.indexes, stored: ids.union(current.indexes.map(\.id)))
+            bySpace[space] = maintained.isEmpty ? nil : maintained
+            didChange()
         }
+    }
+
+    /// Records the ids of the current definitions `engine` holds, by key space: at open, so that
+    /// a process that defines no index in a key space still keeps the indexes defined there.
+    func loadStoredIDs(from engine: LevelDB) throws {
+        var bySpace: [KeySpace: Set<UInt32>] = [:]
+        for (space, _, definition) in try Scope.indexDefinitions(in: engine) {
+            guard let definition, definition.state != .dropped else { continue }
+            bySpace[space, default: []].insert(definition.id)
+        }
+        for (space, ids) in bySpace { setStoredIDs(ids, in: space) }
     }
 
     /// The index `name` of `space` (names compared by their bytes).
@@ -222,14 +240,15 @@ final class IndexRegistry: @unchecked Sendable {
         lock.withLock {
             guard let current = bySpace[space] else { return }
             let list = current.indexes.filter { !$0.name.utf8.elementsEqual(name.utf8) }
-            bySpace[space] = list.isEmpty ? nil : MaintainedIndexes(indexes: list, stored: current.stored)
+            let maintained = MaintainedIndexes(indexes: list, stored: current.stored)
+            bySpace[space] = maintained.isEmpty ? nil : maintained
             didChange()
         }
     }
 
     /// After a change of ``bySpace``, under `lock`.
     private func didChange() {
-        count.store(UInt64(bySpace.values.reduce(0) { $0 + $1.indexes.count }))
+        count.store(UInt64(bySpace.count))
         currentGeneration.store(currentGeneration.load() &+ 1)
     }
 
@@ -261,7 +280,7 @@ final class IndexRegistry: @unchecked Sendable {
     /// A removal of the record at `physicalKey` for the funnel to remove its entries, if its
     /// space has indexes: what a removal loop that tracks no keys still owes the indexes.
     func removal(ofPhysical physicalKey: UnsafeRawBufferPointer) -> KeyChange? {
-        guard !isEmpty, let (space, key) = KeySpace.split(physicalKey), !indexes(for: space).isEmpty else { return nil }
+        guard !isEmpty, let (space, key) = KeySpace.split(physicalKey), !maintained(in: space).isEmpty else { return nil }
         return KeyChange(key, in: space, .removed)
     }
 }

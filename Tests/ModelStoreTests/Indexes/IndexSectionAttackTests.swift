@@ -180,10 +180,10 @@ struct IndexSectionAttackTests {
 
     // MARK: - Programs with other index sets
 
-    @Test("A removal by a program without the indexes: the defining program's next write of the key leaves no stray entry",
-        .disabled(
-        "BUG: the removed/overwritten record's section held its values and nothing else did; the program without the indexes does no index work, and the defining program's next set finds no record (or one without a section and no values entry) so it assumes no old values: the entries ada (byAuthor) and x (byTag) stay forever. Queries hide them only while the key's record has a section part for the index. Before sections the values entry outlived the removal and the next set deleted them."
-    ))
+    // A program that defines no index in the collection still learns, at open, which indexes the
+    // database defines there, and keeps their values (an overwrite) or removes their entries (a
+    // removal): the record's section held them, and nothing else did.
+    @Test("A removal by a program without the indexes: the defining program's next write of the key leaves no stray entry")
     func removalByProgramWithoutIndexes() throws {
         let fixture = Fixture()
         do {
@@ -205,10 +205,7 @@ struct IndexSectionAttackTests {
         try Self.verify(store, posts, ["p": Self.post("bob", ["y"])], "after the defining program's write")
     }
 
-    @Test("An overwrite by a program without the indexes: the defining program's next write of the key leaves no stray entry",
-        .disabled(
-        "BUG: the removed/overwritten record's section held its values and nothing else did; the program without the indexes does no index work, and the defining program's next set finds no record (or one without a section and no values entry) so it assumes no old values: the entries ada (byAuthor) and x (byTag) stay forever. Queries hide them only while the key's record has a section part for the index. Before sections the values entry outlived the removal and the next set deleted them."
-    ))
+    @Test("An overwrite by a program without the indexes: the defining program's next write of the key leaves no stray entry")
     func overwriteByProgramWithoutIndexes() throws {
         let fixture = Fixture()
         do {
