@@ -49,8 +49,8 @@ extension Scope {
             physical.append(contentsOf: userKey)
             return try physical.withUnsafeBytes { keyBytes in
                 // An entry without its record cannot come from a write (both go in one batch); a
-                // repair that lost the record, or a removal by a program that did not define the
-                // index, can leave one: it is skipped.
+                // repair that lost the record, or a removal by another LevelDB client, can leave
+                // one: it is skipped.
                 try engine.withValue(forKey: keyBytes, snapshot: snapshot) { record in
                     guard let record, Self.recordHolds(entryKey, record: record, keyBytes: keyBytes) else { return nil }
                     return try extract(keyBytes, record, reader, now)
@@ -61,14 +61,14 @@ extension Scope {
 
     /// Whether the record's own index values do not contradict the entry `entryKey`: its
     /// section, when it has a part for the entry's index, holds the entry's value. An entry left
-    /// by a removal that another program made without the index, whose key was written again
-    /// since, names a value the record no longer has. A record without a part for the index (a
+    /// by a removal outside the write funnel (another LevelDB client, a release from before
+    /// indexes), whose key was written again since, names a value the record no longer has. A record without a part for the index (a
     /// build indexed it, or an earlier release wrote it) is judged by its entries alone.
     static func recordHolds(
         _ entryKey: UnsafeRawBufferPointer, record: UnsafeRawBufferPointer, keyBytes: UnsafeRawBufferPointer
     ) -> Bool {
         guard entryKey.count > 6, let length = IndexValue.encodedLength(in: entryKey, at: 6),
-            let section = IndexParts.section(ofRecord: record, key: keyBytes)
+            let section = IndexParts.section(ofRecord: record, verifiedUnder: keyBytes)
         else { return true }
         let id = UInt32(entryKey[2]) << 24 | UInt32(entryKey[3]) << 16 | UInt32(entryKey[4]) << 8 | UInt32(entryKey[5])
         guard let part = IndexParts.part(id, in: section) else { return true }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ModelStore
+import ModelStoreTestSupport
 
 /// The model the index tests index.
 struct Post: Codable, Equatable, Hashable, Sendable {
@@ -101,10 +102,27 @@ extension ModelStore {
         try database.run { engine in
             try key.withUnsafeBytes { keyBytes in
                 try engine.withValue(forKey: keyBytes) { record in
-                    record.flatMap { IndexParts.section(ofRecord: $0, key: keyBytes) }.map { Self.parts($0) }
+                    record.flatMap { IndexParts.section(ofRecord: $0, verifiedUnder: keyBytes) }.map { Self.parts($0) }
                 }
             }
         }
+    }
+}
+
+extension Fixture {
+    /// One run of a program on the database: opens it, calls `body` with the store and its
+    /// "posts" collection (with ``PostIndexes`` defined, unless `definingIndexes` is false), and
+    /// closes it.
+    @discardableResult
+    func runProgram<Result>(
+        definingIndexes: Bool = true, _ body: (ModelStore, ModelStore.Collection) throws -> Result
+    ) throws -> Result {
+        let store = try open()
+        let posts = store.collection("posts")
+        if definingIndexes { try PostIndexes.define(on: posts) }
+        let result = try body(store, posts)
+        try store.close()
+        return result
     }
 }
 
