@@ -56,7 +56,7 @@ enum IndexIDFloor {
         try iterator.seek(to: [])
         while let next = try iterator.withCurrent({ key, value -> Bool in
             guard key.first.map({ $0 < KeySpace.systemMarker }) ?? false else { return false }
-            if let section = IndexParts.section(ofRecord: value, key: key) {
+            if let section = IndexParts.section(ofRecord: value, verifiedUnder: key) {
                 IndexParts.forEach(in: section) { id, _ in
                     highest = max(highest, id)
                     return true

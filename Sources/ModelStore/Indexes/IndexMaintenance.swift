@@ -64,9 +64,9 @@ enum RecordAfterWrite {
 /// for the index (RecordEnvelope.swift), else from its values entry (a record indexed by a
 /// build, or written before sections or by a write that did not compute them): the values
 /// entry is read only when some index the write maintains has no part in the old record. A key
-/// without a record has no values: its values entry, if one was left (a removal by a program
-/// that did not define the indexes), is not read, and queries check an entry against the
-/// section of the record it names (Scope+IndexQueries.swift).
+/// without a record has no values: its values entry, if one was left (a removal outside the
+/// write funnel: another LevelDB client, a release from before indexes), is not read, and
+/// queries check an entry against the section of the record it names (Scope+IndexQueries.swift).
 struct IndexWork {
     let engine: LevelDB
     let batch: LevelDBWriteBatch
@@ -146,7 +146,7 @@ struct IndexWork {
             return
         }
         try engine.withValue(forKey: physicalKey) { oldRecord in
-            let oldSection = oldRecord.flatMap { IndexParts.section(ofRecord: $0, key: physicalKey) }
+            let oldSection = oldRecord.flatMap { IndexParts.section(ofRecord: $0, verifiedUnder: physicalKey) }
             // The values entry is read only for an index the old record does not describe.
             let needsEntry: Bool
             if oldRecord == nil {
@@ -229,7 +229,7 @@ struct IndexWork {
                 if trusting, let old = oldPart(id) { forEachEncoding(in: old) { putEntry(id, $0, userKey, delete: true) } }
             }
             // No record: nothing reads its values entry any more.
-            if case .present = entryState { deleteValuesEntry(space: space, userKey: userKey) }
+            if case .present = entryState { writeValuesEntry(space: space, userKey: userKey, delete: true) }
             if tracksPending {
                 // A values entry this write did not read stays unknown: a later set of the key in
                 // the same batch that leaves an index undescribed deletes it blindly.
@@ -250,20 +250,20 @@ struct IndexWork {
         switch entryState {
         case .present(let old):
             if isEmpty {
-                deleteValuesEntry(space: space, userKey: userKey)
+                writeValuesEntry(space: space, userKey: userKey, delete: true)
                 entryAfter = .absent
             } else if old != scratch.value {
-                putValuesEntry(space: space, userKey: userKey)
+                writeValuesEntry(space: space, userKey: userKey)
                 entryAfter = .present(scratch.value)
             }
         case .absent, .unknown:
             if !isEmpty {
-                putValuesEntry(space: space, userKey: userKey)
+                writeValuesEntry(space: space, userKey: userKey)
                 entryAfter = .present(scratch.value)
             } else if uncovered, case .unknown = entryState {
                 // An index the record does not describe has no values: a values entry left
                 // behind (never read, see above) must not speak for it.
-                deleteValuesEntry(space: space, userKey: userKey)
+                writeValuesEntry(space: space, userKey: userKey, delete: true)
                 entryAfter = .absent
             }
         }
@@ -311,19 +311,18 @@ struct IndexWork {
         }
     }
 
-    /// Puts `scratch.value` as the values entry of `userKey`.
-    private func putValuesEntry(space: KeySpace, userKey: UnsafeRawBufferPointer) {
+    /// Puts `scratch.value` as the values entry of `userKey`, or deletes the entry.
+    private func writeValuesEntry(space: KeySpace, userKey: UnsafeRawBufferPointer, delete: Bool = false) {
         let scratch = scratch
         scratch.valuesKey.removeAll(keepingCapacity: true)
         IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
-        scratch.valuesKey.withUnsafeBytes { key in scratch.value.withUnsafeBytes { batch.put(key: key, value: $0) } }
-    }
-
-    private func deleteValuesEntry(space: KeySpace, userKey: UnsafeRawBufferPointer) {
-        let scratch = scratch
-        scratch.valuesKey.removeAll(keepingCapacity: true)
-        IndexKeys.appendValuesKey(in: space, userKey: userKey, to: &scratch.valuesKey)
-        scratch.valuesKey.withUnsafeBytes { batch.delete(key: $0) }
+        scratch.valuesKey.withUnsafeBytes { key in
+            if delete {
+                batch.delete(key: key)
+            } else {
+                scratch.value.withUnsafeBytes { batch.put(key: key, value: $0) }
+            }
+        }
     }
 
     /// Puts (or deletes) index `id`'s entry of `userKey` for the value encoded as `encoding`.
@@ -361,16 +360,6 @@ struct IndexWork {
     }
 }
 
-extension IndexParts {
-    /// The index values section of a record a write carries, when it has well-formed parts.
-    /// Not verified: the funnel's own writes made it.
-    static func section(ofWritten record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard let header = RecordHeader(parsing: record), let range = header.indexValuesRange else { return nil }
-        let parts = UnsafeRawBufferPointer(rebasing: record[range])
-        return areWellFormed(parts) ? parts : nil
-    }
-}
-
 extension IndexRegistry {
     /// The funnel's index step: applies `write` with the index work of `changes` joined to it
     /// (the write alone when no change is in a space with indexes).
@@ -389,7 +378,7 @@ extension IndexRegistry {
             defer { work.finish() }
             try work.update(
                 space: change.space, physicalKey: key, computed.byID,
-                after: .written(section: IndexParts.section(ofWritten: value)), stored: computed.maintained.stored)
+                after: .written(section: IndexParts.section(ofRecord: value, verifiedUnder: nil)), stored: computed.maintained.stored)
             return try engine.write(work.batch, sync: sync)
         }
         guard let work = try work(of: write, changes, engine: engine) else { return try write.apply(to: engine, sync: sync) }
@@ -417,7 +406,7 @@ extension IndexRegistry {
                 // The record the key is left with: the write's last put of it, or the stored one.
                 let record = work!.record(at: physicalKey)
                 try (record ?? []).withUnsafeBytes { recordBytes in
-                    let section = record == nil ? nil : IndexParts.section(ofWritten: recordBytes)
+                    let section = record == nil ? nil : IndexParts.section(ofRecord: recordBytes, verifiedUnder: nil)
                     var values: [(id: UInt32, values: [IndexValue])] = []
                     values.reserveCapacity(indexes.count)
                     for index in indexes {

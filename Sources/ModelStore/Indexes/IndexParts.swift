@@ -118,11 +118,12 @@ enum IndexParts {
         return false
     }
 
-    /// The index values section of a stored record whose checksum matches: its parts, when they
-    /// are well formed; nil for a record without one (or one that does not parse or verify).
-    static func section(ofRecord record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+    /// The index values section of `record`: its parts, when it has one and they are well formed;
+    /// nil otherwise. With `key`, only if the record's checksum matches under it (a stored record);
+    /// without, unverified (a record the funnel's own write carries, which its encoder made).
+    static func section(ofRecord record: UnsafeRawBufferPointer, verifiedUnder key: UnsafeRawBufferPointer?) -> UnsafeRawBufferPointer? {
         guard let header = RecordHeader(parsing: record), let range = header.indexValuesRange,
-            header.checksumMatches(value: record, key: key)
+            key.map({ header.checksumMatches(value: record, key: $0) }) ?? true
         else { return nil }
         let parts = UnsafeRawBufferPointer(rebasing: record[range])
         return areWellFormed(parts) ? parts : nil

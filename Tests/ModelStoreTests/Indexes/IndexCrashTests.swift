@@ -46,24 +46,33 @@ struct IndexCrashTests {
         var random = SeededGenerator(seed: 0x1D5)
         var acknowledged = 0
         for round in 0..<20 {
-            let helper = try ChildProcess.testHelper(["index-write", fixture.directory.path, "db", "\(random.next())"])
-            let target = Int.random(in: 1...400, using: &random)
-            var acks = 0
-            while acks < target, let line = helper.readLine() {
-                if line.hasPrefix("ack ") { acks += 1 } else if line != "ready" { Issue.record("helper said: \(line)") }
-            }
-            usleep(UInt32.random(in: 0..<2_000, using: &random))
-            helper.kill()
-            _ = helper.finish()
-            acknowledged += acks
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            let reports = try CrashPost.defineIndexes(on: posts)
-            #expect(reports.allSatisfy { $0.wasAlreadyBuilt }, "round \(round)")
-            try Self.verify(store, posts, "round \(round)")
-            try store.close()
+            acknowledged += try Self.killWriterAndVerify(fixture, maxAcks: 400, round: round, random: &random)
         }
         print("index crash rounds: 20, \(acknowledged) acknowledged writes")
+    }
+
+    /// Runs the `index-write` helper on `fixture`'s database and kills it (SIGKILL) after up to
+    /// `maxAcks` acknowledged writes and a random pause, then reopens it: every index is already
+    /// built and exact. Returns how many writes the helper acknowledged.
+    static func killWriterAndVerify(
+        _ fixture: Fixture, maxAcks: Int, round: Int, random: inout SeededGenerator
+    ) throws -> Int {
+        let helper = try ChildProcess.testHelper(["index-write", fixture.directory.path, "db", "\(random.next())"])
+        let target = Int.random(in: 1...maxAcks, using: &random)
+        var acks = 0
+        while acks < target, let line = helper.readLine() {
+            if line.hasPrefix("ack ") { acks += 1 } else if line != "ready" { Issue.record("helper said: \(line)") }
+        }
+        usleep(UInt32.random(in: 0..<2_000, using: &random))
+        helper.kill()
+        _ = helper.finish()
+        let store = try fixture.open()
+        let posts = store.collection("posts")
+        let reports = try CrashPost.defineIndexes(on: posts)
+        #expect(reports.allSatisfy { $0.wasAlreadyBuilt }, "round \(round)")
+        try verify(store, posts, "round \(round)")
+        try store.close()
+        return acks
     }
 
     @Test("SIGKILL during an index build: the next definition goes on from the last chunk (8 rounds)", .long)

@@ -77,18 +77,14 @@ struct IndexLayoutTests {
     @Test("A database with format-1 definitions and reverse entries answers the tool, then defineIndex rebuilds it; overwrites and removals stay exact")
     func formatOneLayoutIsRebuilt() throws {
         let fixture = Fixture()
-        var expected: [String: Post] = [:]
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
-            expected = try fill(posts)
+        var expected = try fixture.runProgram { store, posts in
+            let expected = try fill(posts)
             try store.rewriteAsFormatOneLayout(of: posts.scope.space)
             let keys = try store.rawKeys()
             #expect(!keys.contains { $0.starts(with: [KeySpace.systemMarker, IndexKeys.valuesKind]) })
             // author, time, score for every post; tags for three in four.
             #expect(keys.filter { $0.starts(with: [KeySpace.systemMarker, IndexKeys.reverseKind]) }.count == 60 * 3 + 45)
-            try store.close()
+            return expected
         }
         let store = try fixture.open()
         let posts = store.collection("posts")
@@ -111,16 +107,12 @@ struct IndexLayoutTests {
     @Test("A database written before index values sections (values entries only) answers queries; writes keep every index exact and move each record's values into its section")
     func valuesEntryLayoutStaysExact() throws {
         let fixture = Fixture()
-        var expected: [String: Post] = [:]
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
-            expected = try fill(posts)
+        var expected = try fixture.runProgram { store, posts in
+            let expected = try fill(posts)
             try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
             #expect(try store.rawIndexKeys().reverse == 60)
             #expect(try store.rawSection(store.rawKeys().first { $0.first == KeySpace.collectionMarker }!) == nil)
-            try store.close()
+            return expected
         }
         let store = try fixture.open()
         let posts = store.collection("posts")

@@ -58,14 +58,10 @@ struct IndexSectionAttackTests {
     /// A database as the release before sections left it (records without sections, values
     /// entries), reopened with the indexes defined.
     static func mixedLayout(_ fixture: Fixture) throws -> (ModelStore, ModelStore.Collection, [String: Post]) {
-        var expected: [String: Post] = [:]
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
-            expected = try fill(posts)
+        let expected = try fixture.runProgram { store, posts in
+            let expected = try fill(posts)
             try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
-            try store.close()
+            return expected
         }
         let store = try fixture.open()
         let posts = store.collection("posts")
@@ -185,46 +181,28 @@ struct IndexSectionAttackTests {
     // removal): the record's section held them, and nothing else did.
     @Test("A removal by a program without the indexes: the defining program's next write of the key leaves no stray entry")
     func removalByProgramWithoutIndexes() throws {
-        let fixture = Fixture()
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
-            try posts.set(Self.post("ada", ["x"]), forKey: "p")
-            try store.close()
-        }
-        do {
-            let store = try fixture.open()
-            try store.collection("posts").removeObject(forKey: "p")
-            try store.close()
-        }
-        let store = try fixture.open()
-        let posts = store.collection("posts")
-        try PostIndexes.define(on: posts)
-        try posts.set(Self.post("bob", ["y"]), forKey: "p")
-        try Self.verify(store, posts, ["p": Self.post("bob", ["y"])], "after the defining program's write")
+        try Self.afterAProgramWithoutIndexes({ try $0.removeObject(forKey: "p") }, then: Self.post("bob", ["y"]))
     }
 
     @Test("An overwrite by a program without the indexes: the defining program's next write of the key leaves no stray entry")
     func overwriteByProgramWithoutIndexes() throws {
+        try Self.afterAProgramWithoutIndexes(
+            { try $0.set(Self.post("bob", ["y"]), forKey: "p") }, then: Self.post("carol", ["z"]))
+    }
+
+    /// The defining program sets "p", a program without the indexes runs `step` on the
+    /// collection, then the defining program sets "p" to `model`: every index is exact.
+    static func afterAProgramWithoutIndexes(
+        _ step: (ModelStore.Collection) throws -> Void, then model: Post, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let fixture = Fixture()
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
-            try posts.set(Self.post("ada", ["x"]), forKey: "p")
-            try store.close()
-        }
-        do {
-            let store = try fixture.open()
-            try store.collection("posts").set(Self.post("bob", ["y"]), forKey: "p")
-            try store.close()
-        }
+        try fixture.runProgram { _, posts in try posts.set(post("ada", ["x"]), forKey: "p") }
+        try fixture.runProgram(definingIndexes: false) { _, posts in try step(posts) }
         let store = try fixture.open()
         let posts = store.collection("posts")
         try PostIndexes.define(on: posts)
-        try posts.set(Self.post("carol", ["z"]), forKey: "p")
-        try Self.verify(store, posts, ["p": Self.post("carol", ["z"])], "after the defining program's write")
+        try posts.set(model, forKey: "p")
+        try verify(store, posts, ["p": model], "after the defining program's write", sourceLocation: sourceLocation)
     }
 
     /// A program with byAuthor and byScore only: byTag (defined by the others) goes stale under
@@ -237,14 +215,7 @@ struct IndexSectionAttackTests {
     @Test("Removals by a program with another index set (by key, batch, prefix, tag, removeAll): the full program's next writes leave no stray entry")
     func removalsByProgramWithOtherIndexes() throws {
         let fixture = Fixture()
-        var expected: [String: Post] = [:]
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
-            expected = try Self.fill(posts)
-            try store.close()
-        }
+        var expected = try fixture.runProgram { _, posts in try Self.fill(posts) }
         do {
             let store = try fixture.open()
             let posts = store.collection("posts")
@@ -426,20 +397,7 @@ struct IndexSectionAttackTests {
                 try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
                 try store.close()
             }
-            let helper = try ChildProcess.testHelper(["index-write", fixture.directory.path, "db", "\(random.next())"])
-            let target = Int.random(in: 1...300, using: &random)
-            var acks = 0
-            while acks < target, let line = helper.readLine() {
-                if line.hasPrefix("ack ") { acks += 1 } else if line != "ready" { Issue.record("helper said: \(line)") }
-            }
-            usleep(UInt32.random(in: 0..<2_000, using: &random))
-            helper.kill()
-            _ = helper.finish()
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            #expect(try CrashPost.defineIndexes(on: posts).allSatisfy(\.wasAlreadyBuilt), "round \(round)")
-            try IndexCrashTests.verify(store, posts, "round \(round)")
-            try store.close()
+            _ = try IndexCrashTests.killWriterAndVerify(fixture, maxAcks: 300, round: round, random: &random)
         }
     }
 

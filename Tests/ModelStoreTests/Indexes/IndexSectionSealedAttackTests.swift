@@ -42,7 +42,8 @@ struct IndexSectionSealedAttackTests {
                 let physical = IndexSectionTests.physicalKey(key, in: posts)
                 let record = try #require(try rawRecord(store, key, in: "posts"))
                 #expect(Sealing.keyID(of: record) != nil, "\(key) is sealed")
-                sections[physical] = try #require(try store.rawSection(physical), "\(key) has a section")
+                let section = try #require(try store.rawSection(physical), "\(key) has a section")
+                sections[physical] = section
             }
             try store.close()
         }
