@@ -140,17 +140,13 @@ struct IndexSectionAttackTests {
     func mixedLayoutSweepsReadThroughImport() async throws {
         let fixture = Fixture()
         var expected: [String: Post] = [:]
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
+        try fixture.runProgram { store, posts in
             expected = try Self.fill(posts)
             for number in 0..<6 {
                 let model = Self.post("eve", ["y"], score: 9)
                 try posts.set(model, forKey: "e\(number)", expiresAfter: 10)
             }
             try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
-            try store.close()
         }
         var configuration = fixture.configuration
         configuration.maximumRecordCount = 20
@@ -216,9 +212,7 @@ struct IndexSectionAttackTests {
     func removalsByProgramWithOtherIndexes() throws {
         let fixture = Fixture()
         var expected = try fixture.runProgram { _, posts in try Self.fill(posts) }
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
+        try fixture.runProgram(definingIndexes: false) { store, posts in
             try Self.defineOtherSet(on: posts)
             try posts.removeObject(forKey: "p01")
             try store.write { batch in
@@ -228,7 +222,6 @@ struct IndexSectionAttackTests {
             }
             #expect(try posts.removeObjects(withPrefix: "p1") == 10)
             #expect(try store.removeObjects(taggedWith: "team") > 0)
-            try store.close()
         }
         let store = try fixture.open()
         let posts = store.collection("posts")
@@ -390,12 +383,9 @@ struct IndexSectionAttackTests {
         let fixture = Fixture()
         var random = SeededGenerator(seed: 0x5EC7)
         for round in 0..<8 {
-            do {
-                let store = try fixture.open()
-                let posts = store.collection("posts")
+            try fixture.runProgram(definingIndexes: false) { store, posts in
                 _ = try CrashPost.defineIndexes(on: posts)
                 try store.rewriteAsValuesEntryLayout(of: posts.scope.space)
-                try store.close()
             }
             _ = try IndexCrashTests.killWriterAndVerify(fixture, maxAcks: 300, round: round, random: &random)
         }
@@ -445,15 +435,11 @@ struct IndexSectionAttackTests {
     func hostileSection(_ variant: Int) throws {
         let (name, raw) = Self.hostileSections[variant]
         let fixture = Fixture()
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
+        try fixture.runProgram { store, posts in
             try posts.set(Self.post("ada", ["x"], score: 1), forKey: "p")
             try posts.set(Self.post("bob", ["y"], score: 2), forKey: "q")
             let record = try #require(try rawRecord(store, "p", in: "posts"))
             try Self.putRaw(store, "p", try Self.withSection(record, raw, physical: IndexSectionTests.physicalKey("p", in: posts)))
-            try store.close()
         }
         let store = try fixture.open()
         let posts = store.collection("posts")
@@ -508,10 +494,7 @@ struct IndexSectionAttackTests {
     @Test("A damaged floor with a section naming the highest id: a new index is refused with a typed error, the others keep working")
     func floorRebuiltFromTheHighestID() throws {
         let fixture = Fixture()
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
+        try fixture.runProgram { store, posts in
             try posts.set(Self.post("ada", ["x"]), forKey: "p")
             let record = try #require(try rawRecord(store, "p", in: "posts"))
             try Self.putRaw(
@@ -522,7 +505,6 @@ struct IndexSectionAttackTests {
                     try IndexIDFloor.key.withUnsafeBytes { key in try damage.withUnsafeBytes { try engine.put(key: key, value: $0, sync: true) } }
                 }
             }
-            try store.close()
         }
         let store = try fixture.open()
         let posts = store.collection("posts")
@@ -539,10 +521,7 @@ struct IndexSectionAttackTests {
     @Test("A damaged floor record (wrong length, bad CRC, format 2, empty) is rebuilt above every id in use", arguments: 0..<4)
     func damagedFloor(_ variant: Int) throws {
         let fixture = Fixture()
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
-            try PostIndexes.define(on: posts)
+        try fixture.runProgram { store, posts in
             try posts.set(Self.post("ada", ["x"]), forKey: "p")
             try posts.dropIndex("byScore")
             var value = IndexIDFloor.value(4)
@@ -555,7 +534,6 @@ struct IndexSectionAttackTests {
             try store.database.run { engine in
                 try IndexIDFloor.key.withUnsafeBytes { key in try value.withUnsafeBytes { try engine.put(key: key, value: $0, sync: true) } }
             }
-            try store.close()
         }
         let store = try fixture.open()
         let posts = store.collection("posts")

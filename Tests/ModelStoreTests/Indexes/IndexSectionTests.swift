@@ -83,18 +83,13 @@ struct IndexSectionTests {
     @Test("An id is never given out twice: not after a drop in a later process, nor when the floor record is damaged")
     func idsAreNeverReused() throws {
         let fixture = Fixture()
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
+        try fixture.runProgram(definingIndexes: false) { store, posts in
             try posts.defineIndex("a", of: Post.self, version: 1) { [.string($0.author)] }
             try posts.defineIndex("b", of: Post.self, version: 1) { [.int($0.score)] }
             try posts.set(post("ada", score: 1), forKey: "p")
             try posts.dropIndex("b")
-            try store.close()
         }
-        do {
-            let store = try fixture.open()
-            let posts = store.collection("posts")
+        try fixture.runProgram(definingIndexes: false) { store, posts in
             try posts.defineIndex("c", of: Post.self, version: 1) { [.int($0.score)] }
             #expect(store.database.indexes.index(named: "c", in: posts.scope.space)?.id == 3)
             try posts.dropIndex("c")
@@ -105,7 +100,6 @@ struct IndexSectionTests {
                     try [UInt8]([1, 2, 3]).withUnsafeBytes { try engine.put(key: key, value: $0, sync: true) }
                 }
             }
-            try store.close()
         }
         let store = try fixture.open()
         let posts = store.collection("posts")
