@@ -9,20 +9,44 @@ import ModelStore
 /// | `p` prefix | `c` and the collection's name, or `d`; then the prefix |
 /// | `t` tag | the tag |
 /// | `a` the whole database | nothing |
+/// | `v` keys with versions | per key: as `k`, then the version (8 bytes, Float64 little-endian) |
+/// | `z` the database's generation was made anew (read it again) | nothing |
 ///
-/// Every name is `<decimal length>:<bytes>`.
+/// Every name is `<decimal length>:<bytes>`. A `v` payload is assembled in Redis from the
+/// parts of the keys a publication set (``versionedPart(_:)``), after its kind byte.
 enum InvalidationMessage {
+    /// The payload of a generation made anew (see the table).
+    static let generationReset: [UInt8] = [UInt8(ascii: "z")]
+    /// The kind byte of a versioned keys payload.
+    static let versionedKind: [UInt8] = [UInt8(ascii: "v")]
+
+    /// One key's part of a `v` payload.
+    static func versionedPart(_ change: SharedTierChange) -> [UInt8] {
+        var out: [UInt8] = []
+        appendSpace(change.key.collection, to: &out)
+        out += RedisKeys.lengthPrefixed(Array(change.key.key.utf8))
+        withUnsafeBytes(of: change.version.time.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        return out
+    }
+
+    private static func appendSpace(_ collection: String?, to out: inout [UInt8]) {
+        if let collection {
+            out.append(UInt8(ascii: "c"))
+            out += RedisKeys.lengthPrefixed(Array(collection.utf8))
+        } else {
+            out.append(UInt8(ascii: "d"))
+        }
+    }
+
     static func encode(_ invalidation: SharedTierInvalidation) -> [UInt8] {
         var out: [UInt8] = []
         func space(_ collection: String?) {
-            if let collection {
-                out.append(UInt8(ascii: "c"))
-                out += RedisKeys.lengthPrefixed(Array(collection.utf8))
-            } else {
-                out.append(UInt8(ascii: "d"))
-            }
+            appendSpace(collection, to: &out)
         }
         switch invalidation {
+        case .versioned(let changes):
+            out = versionedKind
+            for change in changes { out += versionedPart(change) }
         case .keys(let keys):
             out.append(UInt8(ascii: "k"))
             for key in keys {
@@ -54,6 +78,14 @@ enum InvalidationMessage {
                 keys.append(SharedTierKey(collection: collection, key: key))
             }
             return .keys(keys)
+        case UInt8(ascii: "v"):
+            var changes: [SharedTierChange] = []
+            while !reader.isAtEnd {
+                guard let collection = reader.space(), let key = reader.name(), let time = reader.double(), !time.isNaN
+                else { return nil }
+                changes.append(SharedTierChange(key: SharedTierKey(collection: collection, key: key), version: SharedTierVersion(time: time)))
+            }
+            return .versioned(changes)
         case UInt8(ascii: "p"):
             guard let collection = reader.space(), let prefix = reader.name(), reader.isAtEnd else { return nil }
             return .prefix(prefix, collection: collection)
@@ -72,6 +104,15 @@ enum InvalidationMessage {
         var offset = 0
 
         var isAtEnd: Bool { offset == bytes.count }
+
+        /// A Float64, little-endian.
+        mutating func double() -> Double? {
+            guard bytes.count - offset >= 8 else { return nil }
+            var bits: UInt64 = 0
+            for index in 0..<8 { bits |= UInt64(bytes[offset + index]) << (8 * index) }
+            offset += 8
+            return Double(bitPattern: bits)
+        }
 
         mutating func byte() -> UInt8? {
             guard offset < bytes.count else { return nil }

@@ -21,6 +21,8 @@ final class InvalidationReader: Sendable {
     private let metrics: RedisTierMetrics
     private let logger: Logger
     private let published: PublishedSequence
+    /// Sends the outboxes again when Redis lost its data.
+    private let publisher: RedisPublisher
     private let stopped = Guarded(false)
     private let progress = Guarded(Progress())
     private let progressed = NSCondition()
@@ -50,9 +52,10 @@ final class InvalidationReader: Sendable {
 
     init(
         endpoint: RedisEndpoint, keys: RedisKeys, registry: AttachedDatabases,
-        metrics: RedisTierMetrics, logger: Logger, published: PublishedSequence
+        metrics: RedisTierMetrics, logger: Logger, published: PublishedSequence, publisher: RedisPublisher
     ) {
         self.published = published
+        self.publisher = publisher
         self.endpoint = endpoint
         self.keys = keys
         self.registry = registry
@@ -181,7 +184,7 @@ final class InvalidationReader: Sendable {
         // publications (which this reader may not have read yet). Taken BEFORE the counter: a
         // publication noted by then got its number before the `GET` below, so a counter below it
         // went back; taken after, a publication finishing in between looks like one going back.
-        let seen = max(position.sequence, published.value)
+        let seen = max(position.sequence, published.value(in: position.epoch))
         // One of this process's publications got a number not above an earlier one's: the
         // counter went back, though publications since may have raised it past `seen` again.
         let publicationWentBack = published.takeWentBack()
@@ -199,7 +202,7 @@ final class InvalidationReader: Sendable {
             if hasFollowed(epoch) {
                 return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
             }
-            clearAll("Redis restarted empty or was flushed (its epoch changed)")
+            doubtAll("Redis restarted empty or was flushed (its epoch changed)", dataLost: true)
             return try end(on: connection, epoch: epoch)
         }
         if publicationWentBack {
@@ -247,7 +250,7 @@ final class InvalidationReader: Sendable {
         if epoch != fresh && hasFollowed(epoch) {
             epoch = try currentEpoch(on: connection, replacing: epoch)
         }
-        clearAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)")
+        doubtAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)", dataLost: true)
         return try end(on: connection, epoch: epoch)
     }
 
@@ -303,16 +306,29 @@ final class InvalidationReader: Sendable {
             }
             for raw in entries {
                 guard let entry = Entry(raw) else {
-                    clearAll("an entry of the invalidation stream could not be read")
+                    doubtAll("an entry of the invalidation stream could not be read", dataLost: false)
                     if case .array(let fields) = raw, let id = fields.first?.bytes { position.id = id }
                     continue
+                }
+                // Another epoch's entry: Redis's data was replaced (restarted empty, flushed) and
+                // a node already publishes under the new epoch. Acted on at once, not at the next
+                // check; an epoch this reader left, come back, is an older snapshot.
+                if let epoch = entry.epoch, epoch != position.epoch {
+                    if hasFollowed(epoch) {
+                        return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
+                    }
+                    doubtAll("Redis restarted empty or was flushed (an entry of a new epoch)", dataLost: true)
+                    follow(epoch)
+                    published.reset()
+                    position.epoch = epoch
+                    position.sequence = entry.sequence - 1
                 }
                 if entry.sequence <= position.sequence {
                     return try rolledBack(
                         on: connection, replacing: position.epoch, "entry \(entry.sequence) after \(position.sequence): the counter went back")
                 }
                 if entry.sequence != position.sequence + 1 {
-                    clearAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))")
+                    doubtAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))", dataLost: false)
                 }
                 position.id = entry.id
                 position.sequence = entry.sequence
@@ -330,7 +346,7 @@ final class InvalidationReader: Sendable {
                     Array("EVAL".utf8), Array(RedisScripts.repairStream.utf8), Array("1".utf8), keys.stream,
                 ])
             {
-                clearAll("the invalidation stream's key held another Redis type; deleted it")
+                doubtAll("the invalidation stream's key held another Redis type; deleted it", dataLost: false)
                 return position
             }
             throw RedisFailure(description: message, brokeConnection: false)
@@ -348,27 +364,38 @@ final class InvalidationReader: Sendable {
 
     private func apply(_ entry: Entry, to attachment: RedisAttachment) {
         metrics.invalidationsReceived.increment()
+        // Another node found the database's generation missing and made a new one (a new
+        // database, or Redis lost its data, which the epoch tells: see `checked`): read it again.
+        if entry.payload == InvalidationMessage.generationReset {
+            attachment.forgetGeneration()
+            return
+        }
         guard let invalidation = InvalidationMessage.decode(entry.payload) else {
-            metrics.localClears.increment()
-            logger.warning("An invalidation could not be read; clearing the database's local tiers",
+            metrics.doubts.increment()
+            logger.warning("An invalidation could not be read; doubting the database's local records",
                 metadata: ["database": "\(entry.database)"])
             attachment.forgetGeneration()
-            attachment.database.clearLocalTiers()
+            attachment.database.enterDoubt()
             return
         }
         // A bulk removal raised the generation: read it again from Redis, the one place that
         // holds it (an entry's own number could be another client's).
         if entry.isBulk { attachment.forgetGeneration() }
+        if invalidation == .database { metrics.localClears.increment() }
         attachment.database.apply(invalidation)
     }
 
-    private func clearAll(_ reason: String) {
-        logger.warning("Clearing the local tiers of every attached database", metadata: ["reason": "\(reason)"])
+    /// This process cannot know what it missed: every attached database doubts its local records
+    /// (revalidating each against Redis when first read; none is deleted). With `dataLost`, Redis
+    /// lost what it held, so every outbox publishes what it still holds again.
+    private func doubtAll(_ reason: String, dataLost: Bool) {
+        logger.warning("Doubting the local records of every attached database", metadata: ["reason": "\(reason)"])
         for attachment in registry.all {
-            metrics.localClears.increment()
+            metrics.doubts.increment()
             attachment.forgetGeneration()
-            attachment.database.clearLocalTiers()
+            attachment.database.enterDoubt()
         }
+        if dataLost { publisher.republishOutboxes() }
     }
 
     /// One stream entry: `n`, `o` (origin), `d` (database), `g` (generation, bulk only), `x` (payload).
@@ -379,6 +406,8 @@ final class InvalidationReader: Sendable {
         var origin: String
         var database: String
         var isBulk: Bool
+        /// `e`: the epoch the publisher knew (nil in entries of releases before it, or of others).
+        var epoch: [UInt8]?
         var payload: [UInt8]
 
         init?(_ reply: RedisReply) {
@@ -401,6 +430,7 @@ final class InvalidationReader: Sendable {
             origin = String(decoding: node, as: UTF8.self)
             self.database = String(decoding: database, as: UTF8.self)
             isBulk = !(values["g"] ?? []).isEmpty
+            epoch = values["e"].flatMap { $0.isEmpty ? nil : $0 }
             self.payload = payload
         }
     }

@@ -14,17 +14,30 @@
 final class PublishedSequence: Sendable {
     private struct State {
         var highest: Int64 = 0
+        /// The epoch of the publications `highest` counts: numbers of another epoch (Redis's data
+        /// was replaced: restarted empty, flushed) start again, which is no going back.
+        var epoch: [UInt8] = []
         var wentBack = false
     }
 
     private let state = Guarded(State())
 
-    /// Notes a number a publication's script returned.
-    func note(_ sequence: Int64) {
+    /// Notes a number a publication's script returned, in the epoch its entry carried.
+    func note(_ sequence: Int64, epoch: [UInt8]) {
         state.withLock { state in
+            if epoch != state.epoch {
+                state.epoch = epoch
+                state.highest = sequence
+                return
+            }
             if state.highest > 0 && sequence <= state.highest { state.wentBack = true }
             state.highest = max(state.highest, sequence)
         }
+    }
+
+    /// The highest number noted in `epoch`; 0 for another epoch's.
+    func value(in epoch: [UInt8]) -> Int64 {
+        state.withLock { $0.epoch == epoch ? $0.highest : 0 }
     }
 
     /// Forgets the highest number: Redis's data was replaced (a new epoch), numbers start again.

@@ -38,8 +38,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         let arguments: [[UInt8]] = [
             Array("EVAL".utf8), Array(RedisScripts.readGeneration.utf8), Array("4".utf8), keys.epoch,
             keys.generation(database: name), keys.sequence, keys.stream, Array(UUID().uuidString.utf8),
-            Array(String(tier.streamLength).utf8), Array(name.utf8), InvalidationMessage.encode(.database),
-            Array(origin.utf8),
+            Array(String(tier.streamLength).utf8), Array(name.utf8), InvalidationMessage.generationReset, Array(origin.utf8),
         ]
         let result = tier.pool.run { connection in try connection.command(arguments) }
         guard case .success(.array(let parts)) = result, parts.count == 2, let epoch = parts[0].bytes, !epoch.isEmpty,
@@ -82,45 +81,53 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     // MARK: - SharedTierAttachment
 
     func record(for key: SharedTierKey) -> SharedTierRecord? {
+        guard case .record(let record) = lookup(key) else { return nil }
+        return record
+    }
+
+    func lookup(_ key: SharedTierKey) -> SharedTierAnswer {
         withSpan("ModelStoreRedis.get", ofKind: .client) { span in
             span.attributes["db.system"] = "redis"
             span.attributes["modelstore.database"] = name
-            // No record before the invalidation reader follows the stream (it starts at its end).
-            guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation() else {
-                tier.metrics.misses.increment()
-                return nil
-            }
-            let redisKey = recordKey(key, generation: generation)
-            let result = tier.pool.run { connection in
-                try connection.pipeline([[Array("GET".utf8), redisKey], [Array("PTTL".utf8), redisKey]])
-            }
-            guard case .success(let replies) = result, replies.count == 2 else {
-                tier.metrics.misses.increment()
-                return nil
-            }
-            switch replies[0] {
-            case .string(let bytes) where !bytes.isEmpty:
-                let remaining: Duration?
-                switch replies[1].integer {
-                case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)
-                case -1: remaining = nil
-                default:
-                    // Expired (or removed) between the two commands.
-                    tier.metrics.misses.increment()
-                    return nil
-                }
+            let answer = fetch(key)
+            if case .record = answer {
                 tier.metrics.hits.increment()
                 span.attributes["modelstore.shared_tier.hit"] = true
-                return SharedTierRecord(bytes: bytes, remainingLifetime: remaining)
-            case .null:
+            } else {
                 tier.metrics.misses.increment()
-                return nil
-            default:
-                // Of another Redis type (WRONGTYPE), or empty: not a record of ours.
-                tier.metrics.misses.increment()
-                discard(key)
-                return nil
             }
+            return answer
+        }
+    }
+
+    /// One round trip: the value under the key's record key and its remaining lifetime.
+    private func fetch(_ key: SharedTierKey) -> SharedTierAnswer {
+        // No record before the invalidation reader follows the stream (it starts at its end).
+        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation() else {
+            return .unavailable
+        }
+        let redisKey = recordKey(key, generation: generation)
+        let result = tier.pool.run { connection in
+            try connection.pipeline([[Array("GET".utf8), redisKey], [Array("PTTL".utf8), redisKey]])
+        }
+        guard case .success(let replies) = result, replies.count == 2 else { return .unavailable }
+        switch replies[0] {
+        case .string(let bytes) where !bytes.isEmpty:
+            if let time = Tombstone.time(of: bytes) { return .removed(SharedTierVersion(time: time)) }
+            let remaining: Duration?
+            switch replies[1].integer {
+            case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)
+            case -1: remaining = nil
+            // Expired (or removed) between the two commands.
+            default: return .absent
+            }
+            return .record(SharedTierRecord(bytes: bytes, remainingLifetime: remaining))
+        case .null:
+            return .absent
+        default:
+            // Of another Redis type (WRONGTYPE), or empty: not a record of ours.
+            discard(key)
+            return .absent
         }
     }
 
@@ -170,6 +177,8 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     }
 
     func detach() {
+        // What the queued publications owe is read now, while the database can still be read.
+        tier.publisher.capture(for: self)
         detached.withLock { $0 = true }
         tier.registry.remove(self)
     }

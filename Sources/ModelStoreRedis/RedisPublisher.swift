@@ -5,15 +5,19 @@ import Logging
 import ModelStore
 import Tracing
 
-/// Publishes local writes to Redis, in order, on one serial queue: the records as they are
-/// stored locally *when published* (so whatever order concurrent writers reach Redis in, the
-/// last publication of a key carries its latest local state), then one stream entry naming
-/// what changed. Writers that arrive while a publication is in flight are grouped into the next.
+/// Publishes local writes to Redis, in order, on one serial queue: what the database's durable
+/// outbox owes for each key *when published* (the record stored now, or the removal's version),
+/// through a fenced script that replaces only older versions, then one stream entry naming what
+/// it set, with versions. Writers that arrive while a publication is in flight are grouped
+/// into the next.
 ///
 /// A writer waits for its publication (at most twice the command timeout) unless Redis is known
 /// to be unreachable; a publication that fails is kept and retried with backoff, so once Redis is
 /// back every other process still hears of it (for a database with more than
-/// ``pendingLimit`` keys waiting, as one removal of the whole database).
+/// ``pendingLimit`` keys waiting, as one removal of the whole database). The outbox keeps it
+/// across a kill: a process publishes what it owes when it attaches again. An outbox entry goes
+/// ``settleDelay`` after Redis applied it, so a Redis that loses its data right after (restarted
+/// empty, flushed) is sent it again (``republishOutboxes()``).
 final class RedisPublisher: Sendable {
     private let pool: RedisPool
     private let keys: RedisKeys
@@ -32,10 +36,16 @@ final class RedisPublisher: Sendable {
     /// Keys per script call.
     static let chunkSize = 256
 
+    /// How long an outbox entry stays after Redis applied it: longer than the other nodes take to
+    /// read the stream's entry, so a loss of Redis's data before they did is repaired.
+    static let settleDelay: Duration = .seconds(2)
+
     private struct Pending {
         var bulk: [SharedTierInvalidation] = []
         var keys: [SharedTierKey] = []
         var keySet: Set<SharedTierKey> = []
+        /// What the keys owed when their database closed (it cannot be read any more).
+        var captured: [SharedTierKey: SharedTierPublication] = [:]
     }
 
     private struct State {
@@ -47,10 +57,15 @@ final class RedisPublisher: Sendable {
         var failures = 0
     }
 
+    /// How long a removal's tombstone stays in Redis.
+    private let tombstoneLifetime: Duration
+
     init(
         pool: RedisPool, keys: RedisKeys, streamLength: Int, registry: AttachedDatabases,
-        metrics: RedisTierMetrics, logger: Logger, waitLimit: Duration, published: PublishedSequence
+        metrics: RedisTierMetrics, logger: Logger, waitLimit: Duration, published: PublishedSequence,
+        tombstoneLifetime: Duration
     ) {
+        self.tombstoneLifetime = tombstoneLifetime
         self.published = published
         self.pool = pool
         self.keys = keys
@@ -78,7 +93,38 @@ final class RedisPublisher: Sendable {
         }
     }
 
-    private func enqueueAndWait(_ invalidation: SharedTierInvalidation, for attachment: RedisAttachment) {
+    /// Queues `invalidation` without waiting (what an attaching database's outbox owes).
+    func enqueue(_ invalidation: SharedTierInvalidation, for attachment: RedisAttachment) {
+        _ = enqueueReturningTicket(invalidation, for: attachment)
+    }
+
+    /// Queues again everything every attached database's outbox still owes, settled entries
+    /// included until ``settleDelay`` passed: Redis lost what it held (restarted empty, flushed).
+    func republishOutboxes() {
+        for attachment in registry.all {
+            for removal in attachment.database.pendingBulkRemovals() { enqueue(removal, for: attachment) }
+            let keys = attachment.database.pendingKeys()
+            if !keys.isEmpty { enqueue(.keys(keys), for: attachment) }
+        }
+    }
+
+    /// Reads, while `attachment`'s database can still be read (it is closing), what its queued
+    /// keys owe, for publication after it closed.
+    func capture(for attachment: RedisAttachment) {
+        let keys = state.withLock { $0.pending[ObjectIdentifier(attachment)]?.work.keys ?? [] }
+        guard !keys.isEmpty else { return }
+        var captured: [SharedTierKey: SharedTierPublication] = [:]
+        for key in keys { captured[key] = attachment.database.pendingPublication(for: key) }
+        state.withLock { state in
+            guard var entry = state.pending[ObjectIdentifier(attachment)] else { return }
+            entry.work.captured.merge(captured) { _, new in new }
+            state.pending[ObjectIdentifier(attachment)] = entry
+        }
+    }
+
+    private func enqueueReturningTicket(
+        _ invalidation: SharedTierInvalidation, for attachment: RedisAttachment
+    ) -> (ticket: UInt64, failing: Bool) {
         let (ticket, failing, start) = state.withLock { state -> (UInt64, Bool, Bool) in
             var entry = state.pending[ObjectIdentifier(attachment)] ?? (attachment, Pending())
             Self.add(invalidation, to: &entry.work)
@@ -89,6 +135,11 @@ final class RedisPublisher: Sendable {
             return (state.enqueued, state.failing, start)
         }
         if start { queue.async { self.drain() } }
+        return (ticket, failing)
+    }
+
+    private func enqueueAndWait(_ invalidation: SharedTierInvalidation, for attachment: RedisAttachment) {
+        let (ticket, failing) = enqueueReturningTicket(invalidation, for: attachment)
         guard !failing else { return }
         let deadline = Date().addingTimeInterval(TimeBounds.seconds(waitLimit))
         condition.lock()
@@ -107,6 +158,8 @@ final class RedisPublisher: Sendable {
                 work.keySet.removeAll()
                 work.bulk.append(.database)
             }
+        case .versioned(let changes):
+            add(.keys(changes.map(\.key)), to: &work)
         case .database:
             work.bulk = [.database]
             work.keys.removeAll()
@@ -144,6 +197,7 @@ final class RedisPublisher: Sendable {
                     if let newer = state.pending[ObjectIdentifier(attachment)]?.work {
                         for invalidation in newer.bulk { Self.add(invalidation, to: &merged) }
                         Self.add(.keys(newer.keys), to: &merged)
+                        merged.captured.merge(newer.captured) { _, new in new }
                     }
                     state.pending[ObjectIdentifier(attachment)] = (attachment, merged)
                 }
@@ -174,30 +228,17 @@ final class RedisPublisher: Sendable {
         let name = Array(attachment.database.name.utf8)
         let node = Array(attachment.origin.utf8)
         for (index, invalidation) in work.bulk.enumerated() {
-            let generationKey = keys.generation(database: attachment.database.name)
-            let payload = InvalidationMessage.encode(invalidation)
-            let result = withSpan(Self.roundTripSpan, ofKind: .client) { _ in
-                pool.run { [keys, streamLength] connection in
-                    try connection.command(
-                        [Array("EVAL".utf8), Array(RedisScripts.publishBulk.utf8), Array("3".utf8), keys.sequence,
-                         keys.stream, generationKey, streamLength, node, name, payload])
-                }
-            }
-            guard case .success(.array(let parts)) = result, parts.count == 2, let generation = parts[0].integer,
-                let sequence = parts[1].integer
-            else {
+            guard publish(bulk: invalidation, of: attachment, name: name, node: node) else {
                 return remainder(work, fromBulk: index)
             }
-            published.note(sequence)
-            attachment.noteGeneration(generation)
-            metrics.invalidationsSent.increment()
         }
         var start = 0
         while start < work.keys.count {
             let chunk = Array(work.keys[start..<min(start + Self.chunkSize, work.keys.count)])
-            guard publish(keys: chunk, of: attachment, name: name, node: node) else {
+            guard publish(keys: chunk, of: attachment, name: name, node: node, captured: work.captured) else {
                 var rest = Pending()
                 Self.add(.keys(Array(work.keys[start...])), to: &rest)
+                rest.captured = work.captured
                 return rest
             }
             start += chunk.count
@@ -209,38 +250,110 @@ final class RedisPublisher: Sendable {
         var rest = Pending()
         for invalidation in work.bulk[index...] { Self.add(invalidation, to: &rest) }
         Self.add(.keys(work.keys), to: &rest)
+        rest.captured = work.captured
         return rest
     }
 
-    /// Stores each key's current local record in Redis (or removes it), and announces the keys,
-    /// in one script.
-    private func publish(keys chunk: [SharedTierKey], of attachment: RedisAttachment, name: [UInt8], node: [UInt8]) -> Bool {
-        guard let generation = attachment.generation() else { return false }
-        var arguments: [[UInt8]] = [
-            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(chunk.count + 2).utf8),
-            keys.sequence, keys.stream,
-        ]
-        var values: [[UInt8]] = []
-        values.reserveCapacity(chunk.count * 2)
-        // Closed meanwhile: its records cannot be read any more, so each key is published as a
-        // removal (a miss on the other nodes, never a value this process overwrote).
+    /// Raises the database's generation for a bulk removal and announces it, in one script;
+    /// false if Redis failed (kept for the retry). Reads the epoch again once if Redis's changed.
+    private func publish(bulk invalidation: SharedTierInvalidation, of attachment: RedisAttachment, name: [UInt8], node: [UInt8]) -> Bool {
+        for _ in 0..<2 {
+            guard let known = attachment.generation() else { return false }
+            let generationKey = keys.generation(database: attachment.database.name)
+            let payload = InvalidationMessage.encode(invalidation)
+            let result = withSpan(Self.roundTripSpan, ofKind: .client) { _ in
+                pool.run { [keys, streamLength] connection in
+                    try connection.command(
+                        [Array("EVAL".utf8), Array(RedisScripts.publishBulk.utf8), Array("4".utf8), keys.epoch, keys.sequence,
+                         keys.stream, generationKey, known.epoch, streamLength, node, name, payload])
+                }
+            }
+            switch result {
+            case .success(.array(let parts)) where parts.count == 2:
+                guard let generation = parts[0].integer, let sequence = parts[1].integer else { return false }
+                published.note(sequence, epoch: known.epoch)
+                attachment.noteGeneration(generation)
+                metrics.invalidationsSent.increment()
+                attachment.database.didPublish(bulk: invalidation)
+                return true
+            case .success(let reply) where reply.bytes == Array("epoch".utf8):
+                attachment.forgetGeneration()
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Stores what the outbox owes for each key in Redis (its record, or a tombstone) where Redis
+    /// holds an older version, and announces the keys it set, in one script. A key Redis holds a
+    /// newer version of (or another record of the same version: Redis decides) loses its local
+    /// record. Reads the epoch again once if Redis's changed; false if Redis failed.
+    private func publish(
+        keys chunk: [SharedTierKey], of attachment: RedisAttachment, name: [UInt8], node: [UInt8],
+        captured: [SharedTierKey: SharedTierPublication]
+    ) -> Bool {
+        // What each key owes, read now (a later write of a key is published by reading it again).
+        var owed: [(key: SharedTierKey, publication: SharedTierPublication)] = []
+        var nothingOwed: [(key: SharedTierKey, version: SharedTierVersion?)] = []
         let detached = attachment.isDetached
         for key in chunk {
+            if let publication = detached ? captured[key] : attachment.database.pendingPublication(for: key) {
+                owed.append((key, publication))
+            } else if !detached {
+                nothingOwed.append((key, nil))
+            }
+        }
+        attachment.database.didPublish(nothingOwed)
+        guard !owed.isEmpty else { return true }
+        for _ in 0..<2 {
+            guard let generation = attachment.generation() else { return false }
+            switch run(owed, generation: generation, of: attachment, name: name, node: node) {
+            case .published: return true
+            case .failed: return false
+            case .epochChanged: attachment.forgetGeneration()
+            }
+        }
+        return false
+    }
+
+    private enum Outcome {
+        case published, failed, epochChanged
+    }
+
+    /// One fenced script call for `owed` under `generation`.
+    private func run(
+        _ owed: [(key: SharedTierKey, publication: SharedTierPublication)], generation: RedisGeneration,
+        of attachment: RedisAttachment, name: [UInt8], node: [UInt8]
+    ) -> Outcome {
+        var arguments: [[UInt8]] = [
+            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(owed.count + 3).utf8),
+            keys.epoch, keys.sequence, keys.stream,
+        ]
+        var values: [[UInt8]] = []
+        values.reserveCapacity(owed.count * 4)
+        for (key, publication) in owed {
             arguments.append(attachment.recordKey(key, generation: generation))
-            if !detached, let record = attachment.database.currentRecord(for: key) {
+            let version: SharedTierVersion
+            switch publication {
+            case .set(let record, let recordVersion):
+                version = recordVersion
                 values.append(record.bytes)
                 let milliseconds = record.remainingLifetime.map { max(1, nanoseconds($0) / 1_000_000) } ?? 0
                 values.append(Array(String(milliseconds).utf8))
-            } else {
-                values.append([])
-                values.append(Array("0".utf8))
+            case .removed(let removal):
+                version = removal
+                values.append(Tombstone.value(removal))
+                values.append(Array(String(max(1, nanoseconds(tombstoneLifetime) / 1_000_000)).utf8))
             }
+            values.append(Array(Self.decimal(version.time).utf8))
+            values.append(InvalidationMessage.versionedPart(SharedTierChange(key: key, version: version)))
         }
-        arguments += [streamLength, node, name, InvalidationMessage.encode(.keys(chunk))]
+        arguments += [generation.epoch, streamLength, node, name, InvalidationMessage.versionedKind]
         arguments += values
         let command = arguments
         let result = withSpan(Self.roundTripSpan, ofKind: .client) { span in
-            span.attributes["modelstore.keys"] = chunk.count
+            span.attributes["modelstore.keys"] = owed.count
             return pool.run { connection in try connection.command(command) }
         }
         guard case .success(let reply) = result, !reply.isError else {
@@ -248,11 +361,47 @@ final class RedisPublisher: Sendable {
                 metrics.errors.increment()
                 logger.warning("Redis refused a publication", metadata: ["reply": "\(reply)"])
             }
-            return false
+            return .failed
         }
-        if let sequence = reply.integer { published.note(sequence) }
-        metrics.writes.increment(by: Int64(chunk.count))
+        if reply.bytes == Array("epoch".utf8) { return .epochChanged }
+        guard case .array(let parts) = reply, parts.count == 2, case .array(let results) = parts[1],
+            results.count == owed.count
+        else {
+            metrics.errors.increment()
+            logger.warning("A publication's reply ModelStoreRedis cannot read", metadata: ["reply": "\(reply)"])
+            return .failed
+        }
+        if let sequence = parts[0].integer, sequence > 0 { published.note(sequence, epoch: generation.epoch) }
+        var settled: [(key: SharedTierKey, version: SharedTierVersion?)] = []
+        var lost: [SharedTierChange] = []
+        for ((key, publication), result) in zip(owed, results) {
+            let version: SharedTierVersion
+            switch publication {
+            case .set(_, let recordVersion): version = recordVersion
+            case .removed(let removal): version = removal
+            }
+            settled.append((key, version))
+            // Fenced: Redis holds a newer version, or another record of this one (a tie, which
+            // Redis decided): the local record goes unless it is newer than that (a later write).
+            if let text = result.text, text != "0", let newer = Double(text) {
+                lost.append(SharedTierChange(key: key, version: SharedTierVersion(time: newer == version.time ? newer.nextUp : newer)))
+            }
+        }
+        if !lost.isEmpty, !attachment.isDetached { attachment.database.apply(.versioned(lost)) }
+        metrics.writes.increment(by: Int64(owed.count))
         metrics.invalidationsSent.increment()
-        return true
+        if !attachment.isDetached {
+            let database = attachment.database
+            let settled = settled
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(Self.settleDelay)))) {
+                database.didPublish(settled)
+            }
+        }
+        return .published
+    }
+
+    /// `value` in decimal, exactly (Lua's `tonumber` reads it back to the same Float64).
+    static func decimal(_ value: Double) -> String {
+        "\(value)"
     }
 }

@@ -41,54 +41,93 @@ enum RedisScripts {
 
         """
 
-    /// KEYS: the sequence counter, the stream, then the record keys. ARGV: the stream's
-    /// approximate length, the node, the database, the payload, then per record key its value
-    /// (empty: delete it) and its lifetime in milliseconds (0: none). Returns the entry's
-    /// sequence number.
-    static let publishKeys = prologue + """
-        counter(KEYS[1])
-        stream(KEYS[2])
-        for i = 3, #KEYS do
-          local value = ARGV[2 * i - 1]
-          local px = tonumber(ARGV[2 * i])
-          if value == '' then
-            redis.call('DEL', KEYS[i])
-          elseif px > 0 then
-            redis.call('SET', KEYS[i], value, 'PX', px)
-          else
-            redis.call('SET', KEYS[i], value)
-          end
+    /// The version of a value held under a record key: a version-3 record's storedAt (bytes
+    /// 7..<15, Float64 little-endian), or a tombstone's time (`T` and 8 bytes); nil for anything
+    /// else (another program's value, an older record format), which any publication replaces.
+    static let versionOf = """
+        local function version_of(value)
+          if not value then return nil end
+          local first = string.byte(value, 1)
+          if first == 0x33 and string.len(value) >= 15 then return struct.unpack('<d', value, 8) end
+          if first == 0x54 and string.len(value) == 9 then return struct.unpack('<d', value, 2) end
+          return nil
         end
-        redis.call('INCR', KEYS[1])
-        local n = redis.call('GET', KEYS[1])
-        redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'o', ARGV[2], 'd', ARGV[3], 'g', '', 'x', ARGV[4])
-        return n
+
         """
 
-    /// KEYS: the sequence counter, the stream, the database's generation. ARGV: as above,
-    /// without records. Raises the generation (every record of the database becomes
-    /// unreachable) and announces the removal with the new generation; returns it and the
-    /// entry's sequence number.
+    /// KEYS: the epoch, the sequence counter, the stream, then the record keys. ARGV: the epoch
+    /// the record keys carry, the stream's approximate length, the node, the database, the
+    /// payload's kind, then per record key: its value (a record, or a tombstone), its lifetime
+    /// in milliseconds (0: none), its version (a decimal Float64 that round-trips), and its part
+    /// of the stream entry's payload.
+    ///
+    /// Fenced: a key is set only if what Redis holds there is older (or nothing, or not ours), or
+    /// is this very value (a retry). The entry announces only the keys set, with the epoch. So
+    /// a publication that arrives late (a connection that stalled) never replaces or removes a
+    /// newer write, and announces nothing. Returns `epoch` if the epoch is not the one the keys
+    /// carry (Redis lost its data: read it again), else the entry's sequence number (0: none)
+    /// and per key `0` (set) or the newer version Redis holds (as text).
+    static let publishKeys = prologue + versionOf + """
+        if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'epoch' end
+        counter(KEYS[2])
+        stream(KEYS[3])
+        local payload = ARGV[5]
+        local results = {}
+        for i = 4, #KEYS do
+          local base = 6 + (i - 4) * 4
+          local value = ARGV[base]
+          local px = tonumber(ARGV[base + 1])
+          local version = tonumber(ARGV[base + 2])
+          local existing = false
+          if redis.call('TYPE', KEYS[i])['ok'] == 'string' then existing = redis.call('GET', KEYS[i]) end
+          local current = version_of(existing)
+          if current == nil or version > current or existing == value then
+            if px > 0 then
+              redis.call('SET', KEYS[i], value, 'PX', px)
+            else
+              redis.call('SET', KEYS[i], value)
+            end
+            payload = payload .. ARGV[base + 3]
+            results[#results + 1] = '0'
+          else
+            results[#results + 1] = string.format('%.17g', current)
+          end
+        end
+        local n = 0
+        if payload ~= ARGV[5] then
+          redis.call('INCR', KEYS[2])
+          n = redis.call('GET', KEYS[2])
+          redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', ARGV[3], 'd', ARGV[4], 'g', '', 'e', ARGV[1], 'x', payload)
+        end
+        return {n, results}
+        """
+
+    /// KEYS: the epoch, the sequence counter, the stream, the database's generation. ARGV: the
+    /// epoch the caller knows, the stream's approximate length, the node, the database, the
+    /// payload. Raises the generation (every record of the database becomes unreachable) and
+    /// announces the removal with the new generation and the epoch; returns it and the entry's
+    /// sequence number, or `epoch` if the epoch is not the caller's (read it again first).
     static let publishBulk = prologue + """
-        counter(KEYS[1])
-        stream(KEYS[2])
-        generation(KEYS[3])
-        redis.call('INCR', KEYS[3])
-        redis.call('INCR', KEYS[1])
-        local g = redis.call('GET', KEYS[3])
-        local n = redis.call('GET', KEYS[1])
-        redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'n', n, 'o', ARGV[2], 'd', ARGV[3], 'g', g, 'x', ARGV[4])
+        if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'epoch' end
+        counter(KEYS[2])
+        stream(KEYS[3])
+        generation(KEYS[4])
+        redis.call('INCR', KEYS[4])
+        redis.call('INCR', KEYS[2])
+        local g = redis.call('GET', KEYS[4])
+        local n = redis.call('GET', KEYS[2])
+        redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', ARGV[3], 'd', ARGV[4], 'g', g, 'e', ARGV[1], 'x', ARGV[5])
         return {g, n}
         """
 
     /// KEYS: the epoch, the database's generation, the sequence counter, the stream. ARGV: a
-    /// fresh epoch, the stream's approximate length, the database, the payload of a removal of
-    /// the whole database, the asking attachment's origin. Returns the epoch (created if missing,
-    /// replaced if it is not a short string) and the generation. A missing or damaged generation
-    /// is set to Redis's clock in microseconds (past any number it had: a missing key may have
-    /// been deleted after bulk removals raised it, and reading it as 0 would reach records from
-    /// before them) and announced as a removal of the whole database, so that every other node
-    /// drops its local copies and reads the generation again.
+    /// fresh epoch, the stream's approximate length, the database, the payload of a generation
+    /// made anew (`z`), the asking attachment's origin. Returns
+    /// the epoch (created if missing, replaced if it is not a short string) and the generation. A
+    /// missing or damaged generation is set to Redis's clock in microseconds (past any number it
+    /// had: a missing key may have been deleted after bulk removals raised it, and reading it as
+    /// 0 would reach records from before them) and announced with the epoch, so that every other
+    /// node reads the generation again (a loss of Redis's data is told by the epoch, and doubted).
     static let readGeneration = prologue + """
         local kind = redis.call('TYPE', KEYS[1])['ok']
         if kind ~= 'string' or redis.call('STRLEN', KEYS[1]) == 0 or redis.call('STRLEN', KEYS[1]) > 64 then
@@ -99,7 +138,7 @@ enum RedisScripts {
           stream(KEYS[4])
           redis.call('INCR', KEYS[3])
           local n = redis.call('GET', KEYS[3])
-          redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', ARGV[5], 'd', ARGV[3], 'g', redis.call('GET', KEYS[2]), 'x', ARGV[4])
+          redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', ARGV[5], 'd', ARGV[3], 'g', redis.call('GET', KEYS[2]), 'e', redis.call('GET', KEYS[1]), 'x', ARGV[4])
         end
         return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
         """

@@ -59,6 +59,9 @@ public final class RedisTier: SharedTier, Sendable {
     ///   - streamLength: How many invalidations the stream keeps (approximately; default 100,000).
     ///   - fetchLockLifetime: How long another process waits for a fetch whose holder died
     ///     (default 5 s).
+    ///   - tombstoneLifetime: How long Redis keeps a removal's tombstone (default 10 minutes): a
+    ///     publication of an older version that arrives within it (a connection that stalled)
+    ///     changes nothing. README, "Running a fleet", says what it costs.
     ///   - logger: Where failures are logged.
     /// - Throws: ``ModelStore/ModelStoreError/invalidPolicy(reason:)`` for an empty host, a port
     ///   out of range, a negative database or stream length, or a duration that is not positive
@@ -66,7 +69,7 @@ public final class RedisTier: SharedTier, Sendable {
     public init(
         host: String, port: Int = 6379, keyPrefix: String, password: String? = nil, database: Int = 0,
         connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .milliseconds(250),
-        streamLength: Int = 100_000, fetchLockLifetime: Duration = .seconds(5),
+        streamLength: Int = 100_000, fetchLockLifetime: Duration = .seconds(5), tombstoneLifetime: Duration = .seconds(600),
         logger: Logger = Logger(label: "ModelStoreRedis")
     ) throws {
         if host.isEmpty { throw ModelStoreError.invalidPolicy(reason: "RedisTier's host is empty; name a server") }
@@ -81,6 +84,7 @@ public final class RedisTier: SharedTier, Sendable {
         }
         for (duration, setting) in [
             (connectTimeout, "connectTimeout"), (commandTimeout, "commandTimeout"), (fetchLockLifetime, "fetchLockLifetime"),
+            (tombstoneLifetime, "tombstoneLifetime"),
         ] {
             try TimeBounds.validateTimeout(duration, setting: "RedisTier's " + setting)
             // hiredis reads a zero timeout as none at all: a call could then block forever.
@@ -103,9 +107,11 @@ public final class RedisTier: SharedTier, Sendable {
         let published = PublishedSequence()
         publisher = RedisPublisher(
             pool: pool, keys: keys, streamLength: streamLength, registry: registry, metrics: metrics,
-            logger: logger, waitLimit: endpoint.commandTimeout * 2, published: published)
+            logger: logger, waitLimit: endpoint.commandTimeout * 2, published: published,
+            tombstoneLifetime: TimeBounds.wait(tombstoneLifetime))
         reader = InvalidationReader(
-            endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger, published: published)
+            endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger, published: published,
+            publisher: publisher)
         reader.start()
     }
 
@@ -122,13 +128,18 @@ public final class RedisTier: SharedTier, Sendable {
         pool.closeIdle()
     }
 
-    /// See ``SharedTier/attach(_:)``. The database's local tiers are cleared first: this process
-    /// cannot know what other processes changed while it did not follow the stream.
+    /// See ``SharedTier/attach(_:)``. This process cannot know what other processes changed
+    /// while it did not follow the stream, so the database's local records are doubted (each is
+    /// revalidated against Redis when first read; none is deleted), and what its outbox owes
+    /// (writes a killed process never published) is published first.
     public func attach(_ database: SharedTierDatabase) -> any SharedTierAttachment {
         let attachment = RedisAttachment(tier: self, database: database)
-        // Registered first, so no invalidation that arrives while the tiers are cleared is lost.
+        // Registered first, so no invalidation that arrives meanwhile is lost.
         registry.add(attachment)
-        database.clearLocalTiers()
+        database.enterDoubt()
+        for removal in database.pendingBulkRemovals() { publisher.enqueue(removal, for: attachment) }
+        let owed = database.pendingKeys()
+        if !owed.isEmpty { publisher.enqueue(.keys(owed), for: attachment) }
         return attachment
     }
 

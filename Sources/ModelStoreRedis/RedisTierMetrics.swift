@@ -14,8 +14,11 @@ final class RedisTierMetrics: Sendable {
     /// Invalidations this process published, and received from others.
     let invalidationsSent: Counter
     let invalidationsReceived: Counter
-    /// Times this process cleared its local tiers because it could not know what it missed.
+    /// Times this process cleared its local tiers (another node deleted the database).
     let localClears: Counter
+    /// Times a database of this process doubted its local records because it could not know
+    /// what it missed (they are revalidated when read, never deleted).
+    let doubts: Counter
     /// Failed Redis calls (connects, commands, timeouts); never thrown at callers.
     let errors: Counter
     /// Successful connections after a failure.
@@ -35,6 +38,7 @@ final class RedisTierMetrics: Sendable {
         invalidationsSent = counter("invalidations_sent_total")
         invalidationsReceived = counter("invalidations_received_total")
         localClears = counter("local_clears_total")
+        doubts = counter("doubts_total")
         errors = counter("errors_total")
         reconnects = counter("reconnects_total")
         lockWaits = counter("lock_waits_total")

@@ -7,9 +7,10 @@ import Testing
 /// The invalidation stream under hostile or missing entries, and the tier's argument checks.
 @Suite(.serialized, .enabled(if: RedisServer.isInstalled, "needs redis-server (scripts/install-dependencies)"))
 struct InvalidationStreamTests {
-    /// Fills b's local store from a, then runs `damage`; b must end with an empty local store
-    /// (it cannot know what it missed) and still work afterwards.
-    private func expectLocalClear(_ damage: (RedisServer, FleetNode) throws -> Void) throws {
+    /// Fills b's local store from a, then runs `damage`; b cannot know what it missed, so it
+    /// doubts its local records: it keeps every one (none is deleted), serves them after
+    /// revalidating them against Redis, and still hears of a's later writes.
+    private func expectLocalDoubt(_ damage: (RedisServer, FleetNode) throws -> Void) throws {
         let server = try RedisServer()
         let a = try FleetNode(server)
         let b = try FleetNode(server)
@@ -17,21 +18,25 @@ struct InvalidationStreamTests {
         // Read until all ten are local: a read that races with an invalidation is served but
         // not kept (a's own invalidations of the ten keys arrive meanwhile).
         #expect(try timeUntil { try (0..<10).allSatisfy { try b.value("k\($0)") == "v" } && b.store.count() == 10 } != nil)
+        let database = try #require(b.tier.registry.attachments(named: "users").first?.database)
+        let before = try #require(database.doubtedUntil)
         try damage(server, a)
-        // `count` reads the local store only. Both nodes clear; a's write must come after its own clear.
-        #expect(try timeUntil { try b.store.count() == 0 && a.store.count() == 0 } != nil)
+        #expect(try timeUntil { (database.doubtedUntil ?? before) > before } != nil)
+        // `count` reads the local store only: nothing was deleted.
+        #expect(try b.store.count() == 10)
+        for number in 0..<10 { #expect(try b.value("k\(number)") == "v") }
         try a.store.set(Profile(value: "after"), forKey: "k0")
         #expect(try timeUntil { try b.value("k0") == "after" } != nil)
     }
 
-    @Test func anEntryAnotherProgramAppendedClearsTheLocalTiers() throws {
-        try expectLocalClear { server, a in
+    @Test func anEntryAnotherProgramAppendedMakesTheLocalRecordsDoubted() throws {
+        try expectLocalDoubt { server, a in
             try server.command([Array("XADD".utf8), a.tier.keys.stream, Array("*".utf8), Array("junk".utf8), Array("1".utf8)])
         }
     }
 
-    @Test func aSkippedSequenceNumberClearsTheLocalTiers() throws {
-        try expectLocalClear { server, a in
+    @Test func aSkippedSequenceNumberMakesTheLocalRecordsDoubted() throws {
+        try expectLocalDoubt { server, a in
             // A well-formed entry whose number skips ahead: entries were lost before it.
             let payload = InvalidationMessage.encode(.keys([SharedTierKey(collection: nil, key: "other")]))
             try server.appendInvalidation(to: a.tier.keys, sequence: "1000", payload: payload)
@@ -39,15 +44,15 @@ struct InvalidationStreamTests {
         }
     }
 
-    @Test func anUnreadablePayloadClearsTheDatabasesLocalTiers() throws {
-        try expectLocalClear { server, a in
+    @Test func anUnreadablePayloadMakesTheDatabasesLocalRecordsDoubted() throws {
+        try expectLocalDoubt { server, a in
             let next = (try server.command([Array("INCR".utf8), a.tier.keys.sequence]).integer) ?? 0
             try server.appendInvalidation(to: a.tier.keys, sequence: String(next), payload: Array("k9999999999:".utf8))
         }
     }
 
-    @Test func redisFlushedWhileRunningClearsTheLocalTiers() throws {
-        try expectLocalClear { server, _ in try server.command(["FLUSHALL"]) }
+    @Test func redisFlushedWhileRunningMakesTheLocalRecordsDoubted() throws {
+        try expectLocalDoubt { server, _ in try server.command(["FLUSHALL"]) }
     }
 
     @Test func hostilePayloadsNeverDecodeToSomethingElse() {
@@ -82,20 +87,37 @@ struct InvalidationStreamTests {
     /// going back must be kept as a flag, not only as a comparison the next numbers undo.
     @Test func aPublicationNumberedNotAboveAnEarlierOneIsKeptAsAGoingBack() {
         let published = PublishedSequence()
-        published.note(3)
-        published.note(4)
+        let epoch = Array("one".utf8)
+        published.note(3, epoch: epoch)
+        published.note(4, epoch: epoch)
         #expect(!published.takeWentBack())
         // Restored with the counter at 2: the next two publications get 3 and 4 again.
-        published.note(3)
-        published.note(4)
-        #expect(published.value == 4)
+        published.note(3, epoch: epoch)
+        published.note(4, epoch: epoch)
+        #expect(published.value(in: epoch) == 4)
         #expect(published.takeWentBack())
         #expect(!published.takeWentBack())
         // A reset (a new epoch: numbers start again) is not a going back, nor does it drop one.
-        published.note(1)
+        published.note(1, epoch: epoch)
         published.reset()
         #expect(published.takeWentBack())
-        published.note(1)
+        published.note(1, epoch: epoch)
         #expect(!published.takeWentBack())
+        // Numbers of a new epoch (Redis flushed, restarted empty) start again: no going back.
+        published.note(9, epoch: epoch)
+        published.note(1, epoch: Array("two".utf8))
+        #expect(!published.takeWentBack())
+        #expect(published.value(in: epoch) == 0)
+    }
+
+    /// Versioned keys round-trip, and a truncated version is refused.
+    @Test func versionedPayloadsRoundTrip() {
+        let changes = [
+            SharedTierChange(key: SharedTierKey(collection: nil, key: "a:b"), version: SharedTierVersion(time: 812_345_678.123_456_7)),
+            SharedTierChange(key: SharedTierKey(collection: "c\0", key: "é"), version: SharedTierVersion(time: -1.5)),
+        ]
+        let encoded = InvalidationMessage.encode(.versioned(changes))
+        #expect(InvalidationMessage.decode(encoded) == .versioned(changes))
+        #expect(InvalidationMessage.decode(Array(encoded.dropLast())) == nil)
     }
 }

@@ -34,7 +34,7 @@ extension Scope {
         let record = RecordBuffer.take()
         defer { RecordBuffer.putBack(record) }
         try encoder.encode(
-            value, forKey: key, storedAt: reader.now(), lifetime: lifetime, metadata: metadata, tags: tags,
+            value, forKey: key, storedAt: writeTime(), lifetime: lifetime, metadata: metadata, tags: tags,
             space: space, indexValues: indexValues, into: &record.bytes)
         let sync = configuration.syncWrites
         try space.withPhysicalKey(key) { keyBytes in
@@ -60,7 +60,7 @@ extension Scope {
     ) throws -> KeyChange {
         let indexValues = try database.indexes.values(of: value, key: key, in: space)
         try encoder.encode(
-            value, forKey: key, storedAt: reader.now(), lifetime: lifetime, metadata: metadata, tags: tags,
+            value, forKey: key, storedAt: writeTime(), lifetime: lifetime, metadata: metadata, tags: tags,
             space: space, indexValues: indexValues, into: &buffer)
         try space.withPhysicalKey(key) { keyBytes in
             buffer.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
@@ -170,8 +170,13 @@ extension Scope {
     /// Replaces the metadata of the live record for `key`, keeping its model's bytes, `storedAt`
     /// and deadline; false, writing nothing, if there is no live record.
     func replaceMetadata(_ metadata: any Codable & Sendable, forKey key: String) throws -> Bool {
-        try rewrite(forKey: key, metadata: metadata, includingExpired: false) { old, _ in
-            RecordHeader(storedAt: old.storedAt, expiresAt: old.expiresAt, codec: old.codec, neverExpires: old.neverExpires)
+        let clock = database.sharedTier?.clock
+        return try rewrite(forKey: key, metadata: metadata, includingExpired: false) { old, _ in
+            // In a fleet the rewritten record needs a version of its own, newer than the one it
+            // replaces and than nothing else (FleetClock.swift): storedAt moves by one step.
+            RecordHeader(
+                storedAt: clock?.step(after: old.storedAt) ?? old.storedAt, expiresAt: old.expiresAt, codec: old.codec,
+                neverExpires: old.neverExpires)
         }
     }
 
@@ -185,7 +190,10 @@ extension Scope {
         forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?, includingExpired: Bool = false
     ) throws -> Bool {
         if let lifetime { try UpdatePolicy.validate(lifetime: lifetime, what: "record lifetime") }
+        let clock = database.sharedTier?.clock
         return try rewrite(forKey: key, metadata: metadata, includingExpired: includingExpired) { old, now in
+            // In a fleet, the restart is a write of its own: its time is a version (FleetClock.swift).
+            let now = clock?.issue(now) ?? now
             if let lifetime { return RecordHeader(storedAt: now, lifetime: lifetime, codec: old.codec) }
             return RecordHeader(
                 storedAt: now, expiresAt: old.expiresAt.map { now + ($0 - old.storedAt) }, codec: old.codec,

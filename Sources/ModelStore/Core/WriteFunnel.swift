@@ -131,6 +131,8 @@ struct ExclusiveWrite {
     let engine: LevelDB
     /// The database's indexes, whose entries join every write of the hold.
     let indexes: IndexRegistry
+    /// The database's shared tier, whose outbox entries join every write of the hold.
+    let sharedTier: SharedTierDatabase?
     /// What the hold wrote, reported when it ends.
     fileprivate(set) var written = ChangeList()
     /// What the hold tried to write, forgotten in memory even if the write failed.
@@ -145,6 +147,8 @@ struct ExclusiveWrite {
     /// Applies `write`, which changes `changes`.
     mutating func write(_ write: EngineWrite, _ changes: ChangeList, sync: Bool) throws {
         attempted.append(contentsOf: changes)
+        // The outbox step: what the fleet is owed joins the write (FleetOutbox.swift).
+        let write = sharedTier?.outboxed(write, changes) ?? write
         // The index step: the entries of records in indexed key spaces join the write.
         try indexes.apply(write, changes, to: engine, sync: sync)
         written.append(contentsOf: changes)
@@ -185,6 +189,8 @@ extension OpenDatabase {
             return try commitIndexed(write, changes, sync: sync)
         }
         defer { forget(changes) }
+        // The outbox step: what the fleet is owed joins the write (FleetOutbox.swift).
+        let write = sharedTier?.outboxed(write, changes) ?? write
         let applied = try self.write { engine -> Bool in
             // An index defined since the check above (under the exclusive gate) needs its entries.
             guard !indexes.maintains(changes) else { return false }
@@ -200,6 +206,7 @@ extension OpenDatabase {
     /// depends on the stored record: `commitExclusively` without its hold's change lists, which
     /// an indexed put would pay for on every call.
     private func commitIndexed(_ write: EngineWrite, _ changes: ChangeList, sync: Bool) throws(ModelStoreError) {
+        let write = sharedTier?.outboxed(write, changes) ?? write
         try exclusiveWrite { engine in
             // Forgotten before the gate is let go, as `commitExclusively` does.
             defer { forget(changes) }
@@ -237,7 +244,7 @@ extension OpenDatabase {
             sharedTier?.didCommit(written)
         }
         return try exclusiveWrite { engine in
-            var hold = ExclusiveWrite(engine: engine, indexes: indexes)
+            var hold = ExclusiveWrite(engine: engine, indexes: indexes, sharedTier: sharedTier)
             defer {
                 forget(hold.attempted)
                 written = hold.written

@@ -145,6 +145,13 @@ final class OpenDatabase: @unchecked Sendable {
         failSafe.forget(prefix: prefix, in: space)
     }
 
+    /// Forgets every decoded model and remembered "not found": a shared tier's doubt, after which
+    /// every read must reach the record lookup, where doubted records are revalidated.
+    func forgetEverythingInMemory() {
+        cache?.removeAll()
+        notFound.forgetAll()
+    }
+
     /// Runs compactions that sweeps request, and the training of a compression dictionary,
     /// one at a time, off the callers' threads.
     let maintenance = DispatchQueue(label: "ModelStore.maintenance", qos: .utility)

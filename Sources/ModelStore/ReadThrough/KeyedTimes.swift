@@ -93,6 +93,15 @@ final class KeyedTimes: Sendable {
         }
     }
 
+    /// Forgets every record (a shared tier's doubt: what other nodes wrote may be unknown).
+    func forgetAll() {
+        guard remembered.load() != 0 else { return }
+        state.withLock { times in
+            times.removeAll()
+            remembered.store(0)
+        }
+    }
+
     /// How many records are remembered, for tests.
     var count: Int {
         state.withLock { $0.count }

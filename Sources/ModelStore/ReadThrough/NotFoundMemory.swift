@@ -39,6 +39,11 @@ final class NotFoundMemory: Sendable {
         deadlines.forget(prefix: prefix, in: space)
     }
 
+    /// Forgets every key (a shared tier's doubt).
+    func forgetAll() {
+        deadlines.forgetAll()
+    }
+
     /// How many keys are remembered, for tests.
     var count: Int { deadlines.count }
 }

@@ -130,7 +130,7 @@ extension Scope {
         _ value: Value, forKey key: String, lifetime: TimeInterval?, metadata: (any Codable & Sendable)?,
         tags: [String], indexValues: ComputedIndexValues?, into buffer: inout [UInt8]
     ) throws {
-        let storedAt = reader.now()
+        let storedAt = writeTime()
         if let metadata {
             try encoder.encode(
                 value, forKey: key, storedAt: storedAt, lifetime: lifetime, metadata: metadata, tags: tags,

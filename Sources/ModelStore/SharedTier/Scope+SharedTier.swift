@@ -19,21 +19,85 @@ extension Scope {
     ) throws -> Result {
         try space.withPhysicalKey(key) { keyBytes in
             var missed = false
+            var doubted: SharedTierVersion? = nil
             let local = try database.run { engine in
                 try engine.withValue(forKey: keyBytes, snapshot: nil) { record -> Result? in
                     guard let record else {
                         missed = true
                         return nil
                     }
+                    // Stored before the database's doubt began: revalidated first (below).
+                    if let version = tier.doubts(record, key: key, in: space), !SharedTierDatabase.isApplying {
+                        doubted = version
+                        return nil
+                    }
                     return try body(keyBytes, record)
                 }
             }
-            if !missed, let local { return local }
+            if !missed, doubted == nil, let local { return local }
             // What the tier itself stores locally never asks the tier again.
-            guard !SharedTierDatabase.isApplying, let shared = sharedRecord(key, keyBytes: keyBytes, tier: tier) else {
+            guard !SharedTierDatabase.isApplying else { return try body(keyBytes, nil) }
+            if let doubted {
+                switch revalidate(key, keyBytes: keyBytes, local: doubted, tier: tier) {
+                case .replaced(let shared): return try shared.withUnsafeBytes { try body(keyBytes, $0) }
+                case .removed: return try body(keyBytes, nil)
+                case .kept:
+                    return try database.run { engine in
+                        try engine.withValue(forKey: keyBytes, snapshot: nil) { try body(keyBytes, $0) }
+                    }
+                }
+            }
+            guard let shared = sharedRecord(key, keyBytes: keyBytes, tier: tier) else {
                 return try body(keyBytes, nil)
             }
             return try shared.withUnsafeBytes { try body(keyBytes, $0) }
+        }
+    }
+
+    /// What revalidating a doubted local record did.
+    private enum Revalidation {
+        /// The tier holds a newer record: it replaced the local one, and is served.
+        case replaced([UInt8])
+        /// The tier says the key was removed after the local record was stored: it is gone.
+        case removed
+        /// The local record stays (the tier holds the same or an older version, nothing, or
+        /// cannot be reached: the local record is the fail-safe answer).
+        case kept
+    }
+
+    /// Revalidates the local record of `key` (of version `local`) against the tier.
+    private func revalidate(
+        _ key: String, keyBytes: UnsafeRawBufferPointer, local: SharedTierVersion, tier: SharedTierDatabase
+    ) -> Revalidation {
+        guard let attachment = tier.attachment else { return .kept }
+        let sharedKey = SharedTierKey(collection: space.collection, key: key)
+        let seen = tier.remoteChanges.load()
+        switch attachment.lookup(sharedKey) {
+        case .unavailable:
+            return .kept
+        case .absent:
+            tier.noteValidated(key, in: space)
+            return .kept
+        case .removed(let version):
+            tier.clock.observe(version.time)
+            guard local < version else {
+                tier.noteValidated(key, in: space)
+                return .kept
+            }
+            // Dropped as an invalidation of that version would drop it: only if still older.
+            tier.apply(.versioned([SharedTierChange(key: sharedKey, version: version)]))
+            return .removed
+        case .record(let shared):
+            guard let version = shared.bytes.withUnsafeBytes({ SharedTierVersion(record: $0) }), local < version else {
+                tier.noteValidated(key, in: space)
+                return .kept
+            }
+            tier.clock.observe(version.time)
+            guard let bytes = verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: local, seen: seen, tier: tier) else {
+                return .kept
+            }
+            tier.noteValidated(key, in: space)
+            return .replaced(bytes)
         }
     }
 
@@ -46,6 +110,20 @@ extension Scope {
         // Read before asking: an invalidation applied after this must win over what the tier said.
         let seen = tier.remoteChanges.load()
         guard let shared = attachment.record(for: sharedKey) else { return nil }
+        if let version = shared.bytes.withUnsafeBytes({ SharedTierVersion(record: $0) }) { tier.clock.observe(version.time) }
+        return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier)
+    }
+
+    /// `shared`, verified as a local record of `key`, live, and restamped with at most the tier's
+    /// remaining lifetime, after storing it locally in place of the record of version `replacing`
+    /// (nil: of none); nil for an expired record, or one that is not a valid record of this key
+    /// (dropped from the tier).
+    private func verifiedSharedRecord(
+        _ shared: SharedTierRecord, _ key: String, keyBytes: UnsafeRawBufferPointer, replacing: SharedTierVersion?,
+        seen: UInt64, tier: SharedTierDatabase
+    ) -> [UInt8]? {
+        guard let attachment = tier.attachment else { return nil }
+        let sharedKey = SharedTierKey(collection: space.collection, key: key)
         let now = reader.now()
         let tierDeadline = shared.remainingLifetime.map { now + TimeBounds.seconds($0) }
         var restamped: [UInt8]? = nil
@@ -62,9 +140,10 @@ extension Scope {
             // Another node's index values section names its own database's index ids: dropped here.
             if restamps || header.indexValuesRange != nil {
                 var buffer: [UInt8] = []
+                // storedAt is kept: it is the record's version across the fleet (FleetClock.swift).
                 let local =
                     restamps
-                    ? RecordHeader(storedAt: min(header.storedAt, now), expiresAt: tierDeadline, codec: header.codec)
+                    ? RecordHeader(storedAt: header.storedAt, expiresAt: tierDeadline, codec: header.codec)
                     : RecordHeader(
                         storedAt: header.storedAt, expiresAt: header.expiresAt, codec: header.codec,
                         neverExpires: header.neverExpires)
@@ -88,7 +167,7 @@ extension Scope {
             return nil
         case .live(let tags):
             let bytes = restamped ?? shared.bytes
-            storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, unlessChangedSince: seen, tier: tier)
+            storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
             return bytes
         }
     }
@@ -99,17 +178,22 @@ extension Scope {
     }
 
     /// Stores a record read from the tier through the write funnel, under the exclusive gate,
-    /// only if no local record appeared meanwhile and no invalidation was applied since `seen`
-    /// (it may have named this key). Best effort: the caller has its answer either way.
+    /// only if the local record is still the one of version `replacing` (nil: there is none)
+    /// and no invalidation was applied since `seen` (it may have named this key). Best effort:
+    /// the caller has its answer either way.
     private func storeLocally(
-        _ bytes: [UInt8], key: String, keyBytes: UnsafeRawBufferPointer, tags: [String], unlessChangedSince seen: UInt64,
-        tier: SharedTierDatabase
+        _ bytes: [UInt8], key: String, keyBytes: UnsafeRawBufferPointer, tags: [String], replacing: SharedTierVersion?,
+        unlessChangedSince seen: UInt64, tier: SharedTierDatabase
     ) {
         let space = space
         SharedTierDatabase.$isApplying.withValue(true) {
             _ = try? database.commitExclusively { hold in
                 guard tier.remoteChanges.load() == seen else { return }
-                guard try hold.engine.withValue(forKey: keyBytes, { $0 == nil }) else { return }
+                let unchanged = try hold.engine.withValue(forKey: keyBytes) { record -> Bool in
+                    guard let record else { return replacing == nil }
+                    return replacing != nil && SharedTierVersion(record: record) == replacing
+                }
+                guard unchanged else { return }
                 let batch = LevelDBWriteBatch()
                 bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
                 if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }

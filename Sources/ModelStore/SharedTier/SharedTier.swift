@@ -29,6 +29,12 @@ public protocol SharedTierAttachment: AnyObject, Sendable {
     /// lifetime the tier has left for it; nil when it holds none or cannot be reached.
     func record(for key: SharedTierKey) -> SharedTierRecord?
 
+    /// What the tier knows of `key`: its record, or that it was removed (a tombstone) and at
+    /// which version, or nothing, or that it cannot be reached. A local record whose freshness
+    /// is in doubt is revalidated against this (``SharedTierDatabase/enterDoubt()``). The
+    /// default asks ``record(for:)``, which cannot tell "nothing" from "unreachable".
+    func lookup(_ key: SharedTierKey) -> SharedTierAnswer
+
     /// Drops `key` from the tier: what it held there was not a valid record for it (damaged,
     /// truncated, another program's value).
     func discard(_ key: SharedTierKey)
@@ -49,6 +55,49 @@ public protocol SharedTierAttachment: AnyObject, Sendable {
 
     /// The database is closing in this process: stop delivering invalidations to it.
     func detach()
+}
+
+extension SharedTierAttachment {
+    /// ``SharedTierAttachment/lookup(_:)`` for a tier that only answers ``record(for:)``.
+    public func lookup(_ key: SharedTierKey) -> SharedTierAnswer {
+        record(for: key).map { .record($0) } ?? .unavailable
+    }
+}
+
+/// What a ``SharedTierAttachment/lookup(_:)`` found.
+public enum SharedTierAnswer: Sendable {
+    /// The tier holds this record for the key.
+    case record(SharedTierRecord)
+    /// The key was removed at this version (the tier keeps such tombstones for a while).
+    case removed(SharedTierVersion)
+    /// The tier holds nothing for the key.
+    case absent
+    /// The tier could not be asked (unreachable, not following its invalidations yet).
+    case unavailable
+}
+
+/// A key's change as the tier publishes it, with its version: a node drops its local record of
+/// the key only if that record is older (``SharedTierVersion``).
+public struct SharedTierChange: Hashable, Sendable {
+    /// The key that was set or removed.
+    public var key: SharedTierKey
+    /// The version of the record set, or of the removal.
+    public var version: SharedTierVersion
+
+    /// A change of `key` to `version`.
+    public init(key: SharedTierKey, version: SharedTierVersion) {
+        self.key = key
+        self.version = version
+    }
+}
+
+/// What the database owes the tier for one key, from its durable outbox
+/// (``SharedTierDatabase/pendingPublication(for:)``).
+public enum SharedTierPublication: Sendable {
+    /// Store this record (the one stored locally now) with this version.
+    case set(SharedTierRecord, SharedTierVersion)
+    /// The key was removed at this version.
+    case removed(SharedTierVersion)
 }
 
 /// A key as the shared tier sees it: a collection (nil: the store's own keys) and a key.
@@ -84,8 +133,12 @@ public struct SharedTierRecord: Sendable {
 
 /// What a write changed, as the shared tier publishes it to other processes: names, never values.
 public enum SharedTierInvalidation: Hashable, Sendable {
-    /// These keys were set or removed.
+    /// These keys were set or removed (by a tier that does not say at which version: a node
+    /// drops its local record of each, whatever its version).
     case keys([SharedTierKey])
+    /// These keys were set or removed at these versions: a node drops its local record of each
+    /// key only if it is older.
+    case versioned([SharedTierChange])
     /// Every key of `collection` (nil: the store's own keys) that starts with `prefix`.
     case prefix(String, collection: String?)
     /// Every record of the database tagged `tag`, in any collection.

@@ -15,7 +15,18 @@ public final class SharedTierDatabase: Sendable {
     /// Counts invalidations applied from other processes, so a record read from the tier before
     /// one of them is not stored locally after it (see `Scope.sharedRecord`).
     let remoteChanges = AtomicWord()
+    /// Issues the times (versions) of this database's writes (FleetClock.swift).
+    let clock = FleetClock()
+    /// The doubt horizon, as a Float64's bits (0: no doubt): a local record stored at or before
+    /// it is revalidated against the tier when first read (``enterDoubt()``).
+    let doubtHorizon = AtomicWord()
+    /// Keys of records older than the horizon that were revalidated since it was set.
+    let validated = Locked(Set<ByteKey>())
     private let state = Locked(State())
+
+    /// How many revalidated keys are remembered; past it, a doubted record is asked about on
+    /// each read (still correct, one tier round trip each), so memory stays bounded.
+    static let validatedLimit = 1_000_000
 
     private struct State {
         /// A scope of the database's own (never closed by a store's `close()`), for applying
@@ -48,57 +59,107 @@ public final class SharedTierDatabase: Sendable {
         state.withLock { $0.attachment = attachment }
     }
 
-    /// Detaches the database as it closes; breaks the reference from the database to its scope.
+    /// Detaches the database as it closes (while it can still be read: the tier takes what its
+    /// queued publications owe); breaks the reference from the database to its scope.
     func stop() {
         let attachment = state.withLock { state -> (any SharedTierAttachment)? in
-            defer {
-                state.attachment = nil
-                state.scope = nil
-            }
+            defer { state.attachment = nil }
             return state.attachment
         }
         attachment?.detach()
+        state.withLock { $0.scope = nil }
     }
 
     var attachment: (any SharedTierAttachment)? { state.withLock { $0.attachment } }
 
-    private var scope: Scope? { state.withLock { $0.scope } }
+    /// The database's own scope; nil before ``start(scope:)`` and after ``stop()``.
+    var scope: Scope? { state.withLock { $0.scope } }
 
     // MARK: - From the write funnel
 
-    /// Publishes the keys a local commit set or removed. Expiry and eviction are local
-    /// decisions and are not published: the tier keeps a record no longer than its lifetime.
+    /// Whether a change is the fleet's business: sets and removals. Expiry and eviction are
+    /// local decisions and are not published: the tier keeps a record no longer than its lifetime.
+    private static func isPublished(_ change: KeyChange) -> Bool {
+        change.kind == .set || change.kind == .removed || change.dependsOnStoredRecord
+    }
+
+    /// `write` with the outbox entries of the keys `changes` sets or removes joined to it, in one
+    /// atomic batch (FleetOutbox.swift); `write` itself when the tier is applying it, or when
+    /// nothing in it is published.
+    func outboxed(_ write: EngineWrite, _ changes: ChangeList) -> EngineWrite {
+        guard !Self.isApplying, !changes.isEmpty, let scope else { return write }
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        changes.forEach { change in
+            guard Self.isPublished(change) else { return }
+            let value = change.kind == .set ? [FleetOutbox.setMark] : FleetOutbox.removal(at: clock.issue(scope.reader.now()))
+            // Keys in a change list were validated by the write that made it.
+            try? change.space.withPhysicalKey(change.key) { entries.append((FleetOutbox.key(of: $0), value)) }
+        }
+        guard !entries.isEmpty else { return write }
+        let batch: LevelDBWriteBatch
+        switch write {
+        case .batch(let existing): batch = existing
+        case .put(let key, let value):
+            batch = LevelDBWriteBatch()
+            batch.put(key: key, value: value)
+        case .delete(let key):
+            batch = LevelDBWriteBatch()
+            batch.delete(key: key)
+        }
+        for entry in entries {
+            entry.key.withUnsafeBytes { key in entry.value.withUnsafeBytes { batch.put(key: key, value: $0) } }
+        }
+        return .batch(batch)
+    }
+
+    /// Publishes the keys a local commit set or removed (their outbox entries are in the commit).
     func didCommit(_ changes: ChangeList) {
         guard !changes.isEmpty, !Self.isApplying, let attachment else { return }
         var keys: [SharedTierKey] = []
         keys.reserveCapacity(changes.count)
         changes.forEach { change in
-            guard change.kind == .set || change.kind == .removed || change.dependsOnStoredRecord else { return }
+            guard Self.isPublished(change) else { return }
             keys.append(SharedTierKey(collection: change.space.collection, key: change.key))
         }
         if !keys.isEmpty { attachment.publish(.keys(keys)) }
         for (space, prefix) in changes.prefixes {
-            attachment.publish(.prefix(prefix, collection: space.collection))
+            publishBulk(.prefix(prefix, collection: space.collection), to: attachment)
         }
     }
 
     /// Publishes a removal by prefix (or of a whole collection: the empty prefix).
     func didRemove(prefix: String, in space: KeySpace) {
         guard !Self.isApplying, let attachment else { return }
-        attachment.publish(.prefix(prefix, collection: space.collection))
+        publishBulk(.prefix(prefix, collection: space.collection), to: attachment)
     }
 
     /// Publishes a removal by tag.
     func didRemove(tag: String) {
         guard !Self.isApplying, let attachment else { return }
-        attachment.publish(.tag(tag))
+        publishBulk(.tag(tag), to: attachment)
     }
 
     /// Publishes the deletion of the whole database (`deleteFromDisk()`, `deleteDatabase(named:in:)`
-    /// while it is open here), before it closes.
+    /// while it is open here), before it closes. Not kept in the outbox: the database goes.
     func didDeleteDatabase() {
         guard !Self.isApplying, let attachment else { return }
         attachment.publish(.database)
+    }
+
+    /// Keeps a bulk removal in the outbox, then publishes it.
+    private func publishBulk(_ invalidation: SharedTierInvalidation, to attachment: any SharedTierAttachment) {
+        if let scope, let value = FleetOutbox.encode(invalidation) {
+            var key: [UInt8] = [KeySpace.systemMarker, FleetOutbox.bulkKind]
+            withUnsafeBytes(of: clock.issue(scope.reader.now()).bitPattern.bigEndian) { key.append(contentsOf: $0) }
+            do {
+                try scope.database.commitSystemRecord(key: key, value: value, sync: false)
+            } catch {
+                scope.database.logger.warning(
+                    "Could not keep a bulk removal in the shared tier's outbox; publishing it now only",
+                    metadata: ["database": "\(scope.database.path)", "error": "\(error)"])
+            }
+        }
+        attachment.publish(invalidation)
     }
 
     // MARK: - For the tier
@@ -135,6 +196,8 @@ public final class SharedTierDatabase: Sendable {
         Self.$isApplying.withValue(true) {
             do {
                 switch invalidation {
+                case .versioned(let changes):
+                    try dropOlder(than: changes, scope)
                 case .keys(let keys):
                     var byCollection: [String?: [String]] = [:]
                     for key in keys { byCollection[key.collection, default: []].append(key.key) }
@@ -156,8 +219,8 @@ public final class SharedTierDatabase: Sendable {
         }
     }
 
-    /// Drops every record of the database from its local tiers: what a process does when it
-    /// cannot know what it missed (the tier restarted empty, its invalidations were trimmed).
+    /// Drops every record of the database from its local tiers. A tier that cannot know what
+    /// it missed should call ``enterDoubt()`` instead, which loses nothing.
     public func clearLocalTiers() {
         apply(.database)
     }
@@ -171,12 +234,12 @@ public final class SharedTierDatabase: Sendable {
         database.cache?.removeAll()
     }
 
-    private static func space(_ collection: String?) -> KeySpace? {
+    static func space(_ collection: String?) -> KeySpace? {
         guard let collection else { return .default }
         return try? KeySpace(collection: collection)
     }
 
-    private static func scope(_ scope: Scope, _ collection: String?) -> Scope {
+    static func scope(_ scope: Scope, _ collection: String?) -> Scope {
         collection.map { scope.collection($0, policy: nil) } ?? scope
     }
 }

@@ -1,0 +1,75 @@
+// MARK: - Record versions across a fleet
+//
+// A database with a shared tier orders the writes of one key across the fleet by a version
+// every record already carries: its `storedAt` (envelope bytes 7..<15). What makes `storedAt` a
+// version is how it is issued: by this clock, a hybrid logical clock. Each issue is the wall
+// clock's reading, or a hair (one Float64 step) past the highest time this process issued or
+// heard of from another node (the versions in the stream's entries and in records read from the
+// tier), whichever is later. So:
+// - one process never issues the same storedAt twice, even when its clock stands still or goes
+//   back;
+// - a write made after this node heard of another node's write of the key is newer than it,
+//   whatever the two clocks say (a node whose clock is behind stamps slightly in the future:
+//   its records then live that much longer under a policy lifetime);
+// - two nodes that write one key without hearing of each other are ordered by their clocks
+//   (the later wins). Should two of their versions be equal, Redis keeps the first to arrive and
+//   refuses the other, whose writer then drops its own copy (RedisPublisher): Redis decides.
+// A record read from the tier keeps its storedAt when it is restamped with the tier's lifetime,
+// so a node's copy of a record has the version of the write that made it.
+// A store without a shared tier never uses this clock: its storedAt is the clock's reading.
+
+/// A record's place in the order of one key's writes across the fleet: its `storedAt`. A
+/// removal's version is a tombstone's: the time its writer's clock issued for it.
+public struct SharedTierVersion: Comparable, Hashable, Sendable {
+    /// The record's `storedAt` (seconds since 2001-01-01 UTC), as its writer's clock issued it.
+    public var time: Double
+
+    /// The version `time`.
+    public init(time: Double) {
+        self.time = time
+    }
+
+    /// Older first.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        lhs.time < rhs.time
+    }
+
+    /// The version of the record `bytes` (its storedAt); nil if it is not a record.
+    init?(record bytes: UnsafeRawBufferPointer) {
+        guard let header = RecordHeader(parsing: bytes) else { return nil }
+        self.init(time: header.storedAt)
+    }
+}
+
+/// The hybrid logical clock that issues a fleet database's `storedAt` times (see above).
+final class FleetClock: Sendable {
+    /// The highest time issued or heard of.
+    private let highest = Locked<Double>(0)
+
+    /// A time for a write now: `now` (the store's clock), or one step past the highest time
+    /// issued or heard of, whichever is later.
+    func issue(_ now: Double) -> Double {
+        highest.withLock { highest in
+            let issued = now > highest ? now : highest.nextUp
+            highest = issued
+            return issued
+        }
+    }
+
+    /// A version for a rewrite that keeps the record's time (`replaceMetadata`): one step past
+    /// `old`, so the rewritten record is newer than the one it replaces and than nothing else
+    /// (a write another node made after `old` still wins over it).
+    func step(after old: Double) -> Double {
+        let stepped = old.nextUp
+        observe(stepped)
+        return stepped
+    }
+
+    /// Takes in a time heard of from another node: later issues are past it.
+    func observe(_ time: Double) {
+        guard time.isFinite else { return }
+        highest.withLock { highest in
+            if time > highest { highest = time }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+public import Foundation
+
+// MARK: - Versions instead of forgetting
+//
+// A node in doubt (it attached, or its tier lost what it held, or it missed invalidations)
+// deletes nothing. It sets a horizon: every local record stored at or before it is revalidated
+// against the tier when first read (Scope+SharedTier.swift), and kept as it is whenever the
+// tier knows nothing newer; a record stored after the horizon is this node's own write or one
+// it read from the tier since, so it is current. An invalidation that carries versions drops a
+// local record only if it is older than the version named, so a node's own newer write (still
+// in its outbox, say) is never dropped by the news of an older one.
+
+extension SharedTierDatabase {
+    /// Starts doubting every record stored locally until now: each is revalidated against the
+    /// tier when first read, instead of being deleted (a tier calls this when it cannot know what
+    /// it missed: at attach, after its data was lost, after invalidations were missed). Memory's
+    /// answers (decoded models, remembered "not found") are dropped, so reads reach the lookup.
+    public func enterDoubt() {
+        guard let scope else { return }
+        let horizon = clock.issue(scope.reader.now())
+        validated.withLock { $0.removeAll() }
+        doubtHorizon.store(horizon.bitPattern)
+        scope.database.forgetEverythingInMemory()
+    }
+
+    /// The doubt horizon: local records stored at or before it are revalidated against the tier
+    /// when first read (``enterDoubt()``); nil while the database has never been in doubt.
+    public var doubtedUntil: Date? {
+        let bits = doubtHorizon.load()
+        return bits == 0 ? nil : Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
+    }
+
+    /// Whether the local record `record` of `key` must be revalidated before it is served: it is
+    /// stored at or before the doubt horizon and was not revalidated since. One atomic load when
+    /// the database is not in doubt.
+    @inline(__always)
+    func doubts(_ record: UnsafeRawBufferPointer, key: String, in space: KeySpace) -> SharedTierVersion? {
+        let horizonBits = doubtHorizon.load()
+        guard horizonBits != 0, let version = SharedTierVersion(record: record),
+            version.time <= Double(bitPattern: horizonBits)
+        else { return nil }
+        let key = ByteKey(key, in: space)
+        return validated.withLock { $0.contains(key) } ? nil : version
+    }
+
+    /// Notes that the local record of `key` was revalidated (or replaced by the tier's).
+    func noteValidated(_ key: String, in space: KeySpace) {
+        guard doubtHorizon.load() != 0 else { return }
+        validated.withLock { keys in
+            if keys.count < Self.validatedLimit { keys.insert(ByteKey(key, in: space)) }
+        }
+    }
+
+    /// Drops each named key's local record that is older than the version named (under the
+    /// exclusive gate, so the record compared is the one removed); a newer or equal one stays.
+    /// Every named key is forgotten in memory either way.
+    func dropOlder(than changes: [SharedTierChange], _ scope: Scope) throws {
+        for change in changes { clock.observe(change.version.time) }
+        var byCollection: [String?: [SharedTierChange]] = [:]
+        for change in changes { byCollection[change.key.collection, default: []].append(change) }
+        for (collection, changes) in byCollection {
+            guard let space = Self.space(collection) else { continue }
+            try scope.database.commitExclusively { hold in
+                let batch = LevelDBWriteBatch()
+                var removed = ChangeList()
+                for change in changes {
+                    try space.withPhysicalKey(change.key.key) { keyBytes in
+                        let older = try hold.engine.withValue(forKey: keyBytes) { record -> Bool in
+                            guard let record else { return false }
+                            // Not a record ModelStore can read: the tier's news wins over it.
+                            guard let local = SharedTierVersion(record: record) else { return true }
+                            return local < change.version
+                        }
+                        if older {
+                            batch.delete(key: keyBytes)
+                            removed.append(KeyChange(change.key.key, in: space, .removed))
+                        } else {
+                            hold.forget(KeyChange(change.key.key, in: space, .set))
+                        }
+                    }
+                }
+                if batch.count > 0 { try hold.write(.batch(batch), removed, sync: false) }
+            }
+        }
+    }
+}
