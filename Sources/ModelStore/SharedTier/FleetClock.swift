@@ -34,6 +34,13 @@ public struct SharedTierVersion: Comparable, Hashable, Sendable {
         lhs.time < rhs.time
     }
 
+    /// The version of a record as a local store and the tier keep it (its storedAt); nil if
+    /// the bytes are not a record.
+    public init?(record bytes: [UInt8]) {
+        guard let version = bytes.withUnsafeBytes({ Self(record: $0) }) else { return nil }
+        self = version
+    }
+
     /// The version of the record `bytes` (its storedAt); nil if it is not a record.
     init?(record bytes: UnsafeRawBufferPointer) {
         guard let header = RecordHeader(parsing: bytes) else { return nil }

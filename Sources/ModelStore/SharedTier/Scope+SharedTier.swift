@@ -168,6 +168,8 @@ extension Scope {
         case .live(let tags):
             let bytes = restamped ?? shared.bytes
             storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
+            // Read from the tier just now: current, whatever its version says of the horizon.
+            tier.noteValidated(key, in: space)
             return bytes
         }
     }
