@@ -9,7 +9,9 @@ import ModelStore
 /// It never loses an invalidation silently. Every entry carries the next number of one counter;
 /// a number skipped (entries trimmed past this reader), an epoch key that changed or vanished
 /// (Redis restarted empty or was flushed), or an entry it cannot read, all mean it cannot know
-/// what it missed: it then clears the local tiers of every attached database. A counter that went
+/// what it missed: every attached database then doubts its local records (each is revalidated
+/// against Redis when first read; none is deleted), and, when Redis lost its data, every outbox
+/// is published again. A counter that went
 /// back (Redis restarted from an older snapshot, or the counter was deleted), or an epoch it had
 /// left that came back (a snapshot from before the epoch was last replaced), means more: the
 /// records in Redis may be older than writes the fleet already saw, so it also replaces the
@@ -170,14 +172,14 @@ final class InvalidationReader: Sendable {
     }
 
     /// After a (re)connection: checks the epoch and the counter; starts at the stream's end on
-    /// the first connection (attaching cleared the local tiers, and no record is taken from
+    /// the first connection (attaching doubted the local records, and no record is taken from
     /// Redis before this: ``awaitFollowing(limit:)``), else where it was.
     private func resume(from position: Position?, on connection: RedisConnection) throws(RedisFailure) -> Position {
         guard let position else { return try end(on: connection, epoch: try currentEpoch(on: connection)) }
         return try checked(position, on: connection)
     }
 
-    /// `position` if Redis still holds what it was read from; else, after clearing, the end of
+    /// `position` if Redis still holds what it was read from; else, after doubting, the end of
     /// the stream Redis holds now.
     private func checked(_ position: Position, on connection: RedisConnection) throws(RedisFailure) -> Position {
         // The highest number seen: read from the stream, or returned to this process's own
@@ -197,7 +199,7 @@ final class InvalidationReader: Sendable {
             // An epoch this reader followed before, then left: Redis was restored from a snapshot
             // taken before the epoch was last replaced, and the records of that older epoch are
             // reachable again. A fresh epoch (Redis restarted empty, or another node's answer to
-            // a loss) only clears: every record under it was written after the loss, which the
+            // a loss) only doubts: every record under it was written after the loss, which the
             // numbers compared above, and a publication's going back, can only be of.
             if hasFollowed(epoch) {
                 return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
@@ -237,7 +239,7 @@ final class InvalidationReader: Sendable {
 
     /// Redis's data went back in time (restored from an older snapshot, or its counter was
     /// deleted): records in it may predate writes the fleet saw. A new epoch makes every record
-    /// key unreachable for every node (each sees the epoch change and clears); this one clears now.
+    /// key unreachable for every node (each sees the epoch change and doubts); this one doubts now.
     ///
     /// `expected` is the epoch found to have gone back: replaced only if it is still there. Else
     /// another node replaced it first (one new epoch for the fleet, not one per node that noticed),
@@ -280,7 +282,7 @@ final class InvalidationReader: Sendable {
         ])
         let counter = replies[1].integer.flatMap { (0...Self.largestSequence).contains($0) ? $0 : nil } ?? 0
         // Starting again from the counter: what this process published before is of data it has
-        // just cleared (a new epoch, a counter gone back) or that this position already covers.
+        // just doubted (a new epoch, a counter gone back) or that this position already covers.
         published.reset()
         follow(epoch)
         var id = Array("0-0".utf8)

@@ -16,7 +16,7 @@ public import Logging
 /// Records live in Redis exactly as the local store keeps them (envelope, checksum, payload),
 /// with a millisecond lifetime (`PX`) equal to their remaining one; invalidations travel in a
 /// Redis stream that each process reads from where it left off, so a process that was
-/// disconnected gets what it missed, and clears its local tiers when it cannot know (the
+/// disconnected gets what it missed, and doubts its local records when it cannot know (the
 /// stream was trimmed past it, or Redis restarted empty). Redis being down or slow is never an
 /// error for readers and writers: local tiers keep serving, failures are logged and counted.
 /// README, "Running a fleet", has the consistency model.
@@ -35,7 +35,7 @@ public final class RedisTier: SharedTier, Sendable {
     /// skips its own invalidations and no other.
     let node: String
     /// How many entries the stream keeps (approximately): a process disconnected for longer
-    /// than that many writes clears its local tiers when it comes back.
+    /// than that many writes doubts its local records when it comes back.
     let streamLength: Int
     /// How long a fetch lock lives when its holder dies.
     let fetchLockLifetime: Duration
