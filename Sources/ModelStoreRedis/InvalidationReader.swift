@@ -23,6 +23,8 @@ final class InvalidationReader: Sendable {
     private let metrics: RedisTierMetrics
     private let logger: Logger
     private let published: PublishedSequence
+    /// What the log says of Redis being lost and back (the pool's).
+    private let health: RedisHealth
     /// Sends the outboxes again when Redis lost its data.
     private let publisher: RedisPublisher
     private let stopped = Guarded(false)
@@ -58,6 +60,7 @@ final class InvalidationReader: Sendable {
     ) {
         self.published = published
         self.publisher = publisher
+        health = publisher.health
         self.endpoint = endpoint
         self.keys = keys
         self.registry = registry
@@ -166,7 +169,7 @@ final class InvalidationReader: Sendable {
                 guard !isStopped else { return }
                 failures += 1
                 metrics.errors.increment()
-                logger.warning("Lost the invalidation stream; reconnecting", metadata: ["error": "\(error)"])
+                health.failed("the invalidation stream (reconnecting)", error)
             }
         }
     }

@@ -96,6 +96,10 @@ final class RedisConnection: @unchecked Sendable {
 
     private func broken() -> RedisFailure {
         isBroken = true
+        // hiredis reports a reply that did not come within the timeout as the socket's EAGAIN.
+        if context.pointee.err == REDIS_ERR_IO, errno == EAGAIN || errno == EWOULDBLOCK {
+            return RedisFailure(description: "timed out: no reply from Redis within the command timeout", brokeConnection: true)
+        }
         return RedisFailure(description: Self.message(of: context), brokeConnection: true)
     }
 

@@ -14,6 +14,8 @@ final class RedisPool: Sendable {
     let endpoint: RedisEndpoint
     private let metrics: RedisTierMetrics
     private let logger: Logger
+    /// What the log says of Redis being lost and back (shared with the invalidation reader).
+    let health: RedisHealth
     private let permits: DispatchSemaphore
     private let queue = DispatchQueue(label: "ModelStoreRedis.pool", attributes: .concurrent)
     private let state = Guarded(State())
@@ -32,6 +34,7 @@ final class RedisPool: Sendable {
         self.endpoint = endpoint
         self.metrics = metrics
         self.logger = logger
+        health = RedisHealth(logger: logger, endpoint: "\(endpoint.host):\(endpoint.port)")
         permits = DispatchSemaphore(value: size)
     }
 
@@ -62,6 +65,7 @@ final class RedisPool: Sendable {
         let deadline = DispatchTime.now() + .nanoseconds(Int(nanoseconds(endpoint.commandTimeout)))
         guard permits.wait(timeout: deadline) == .success else {
             metrics.errors.increment()
+            health.busy()
             return .failure(RedisFailure(description: "every connection to Redis is busy", brokeConnection: false))
         }
         defer { permits.signal() }
@@ -73,12 +77,13 @@ final class RedisPool: Sendable {
         do {
             let value = try body(connection)
             checkIn(connection)
+            health.succeeded()
             return .success(value)
         } catch {
             let error = error as? RedisFailure ?? RedisFailure(description: "\(error)", brokeConnection: true)
             metrics.errors.increment()
             if connection.isBroken || error.brokeConnection {
-                logger.warning("Redis command failed; reconnecting", metadata: ["error": "\(error)"])
+                health.failed("a command (the connection is dropped)", error)
                 state.withLock { $0.failures = max($0.failures, 1) }
             } else {
                 checkIn(connection)
@@ -114,10 +119,7 @@ final class RedisPool: Sendable {
                 }
                 return state.everConnected && state.failures > 0
             }
-            if reconnected {
-                metrics.reconnects.increment()
-                logger.info("Reconnected to Redis", metadata: ["endpoint": "\(endpoint.host):\(endpoint.port)"])
-            }
+            if reconnected { metrics.reconnects.increment() }
             return .success(connection)
         } catch {
             metrics.errors.increment()
@@ -127,9 +129,7 @@ final class RedisPool: Sendable {
                 state.retryAt = ContinuousClock.now + backoff
                 return backoff
             }
-            logger.warning(
-                "Could not connect to Redis; local tiers keep serving",
-                metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+            health.failed("a connection (retrying in \(backoff))", error)
             return .failure(error)
         }
     }

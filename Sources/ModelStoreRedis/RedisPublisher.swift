@@ -20,6 +20,8 @@ import Tracing
 /// empty, flushed) is sent it again (``republishOutboxes()``).
 final class RedisPublisher: Sendable {
     private let pool: RedisPool
+    /// The pool's: what the log says of Redis being lost and back.
+    var health: RedisHealth { pool.health }
     private let keys: RedisKeys
     private let streamLength: [UInt8]
     private let registry: AttachedDatabases
@@ -108,18 +110,25 @@ final class RedisPublisher: Sendable {
         }
     }
 
-    /// Reads, while `attachment`'s database can still be read (it is closing), what its queued
-    /// keys owe, for publication after it closed.
+    /// Reads, while `attachment`'s database can still be read (it is closing), everything its
+    /// outbox owes (queued, in flight or not yet queued), for publication after it closed.
     func capture(for attachment: RedisAttachment) {
-        let keys = state.withLock { $0.pending[ObjectIdentifier(attachment)]?.work.keys ?? [] }
-        guard !keys.isEmpty else { return }
+        let database = attachment.database
         var captured: [SharedTierKey: SharedTierPublication] = [:]
-        for key in keys { captured[key] = attachment.database.pendingPublication(for: key) }
-        state.withLock { state in
-            guard var entry = state.pending[ObjectIdentifier(attachment)] else { return }
+        for key in database.pendingKeys() { captured[key] = database.pendingPublication(for: key) }
+        let removals = database.pendingBulkRemovals()
+        guard !captured.isEmpty || !removals.isEmpty else { return }
+        let start = state.withLock { state -> Bool in
+            var entry = state.pending[ObjectIdentifier(attachment)] ?? (attachment, Pending())
+            for removal in removals { Self.add(removal, to: &entry.work) }
+            Self.add(.keys(Array(captured.keys)), to: &entry.work)
             entry.work.captured.merge(captured) { _, new in new }
             state.pending[ObjectIdentifier(attachment)] = entry
+            let start = !state.draining
+            state.draining = true
+            return start
         }
+        if start { queue.async { self.drain() } }
     }
 
     private func enqueueReturningTicket(
