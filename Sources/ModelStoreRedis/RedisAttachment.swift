@@ -18,6 +18,12 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
 
     var isDetached: Bool { detached.withLock { $0 } }
 
+    /// Set when this process deletes the database (a removal of the whole database, published
+    /// before it closes): nothing it owed before is published after that.
+    private let deleted = Guarded(false)
+
+    var isDeleted: Bool { deleted.withLock { $0 } }
+
     /// Who published an entry, as the stream says it: the node and this attachment's serial.
     let origin: String
 
@@ -142,6 +148,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     }
 
     func publish(_ invalidation: SharedTierInvalidation) {
+        if invalidation == .database { deleted.withLock { $0 = true } }
         tier.publisher.publish(invalidation, for: self)
     }
 

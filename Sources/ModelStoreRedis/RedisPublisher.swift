@@ -113,6 +113,7 @@ final class RedisPublisher: Sendable {
     /// Reads, while `attachment`'s database can still be read (it is closing), everything its
     /// outbox owes (queued, in flight or not yet queued), for publication after it closed.
     func capture(for attachment: RedisAttachment) {
+        guard !attachment.isDeleted else { return }
         let database = attachment.database
         var captured: [SharedTierKey: SharedTierPublication] = [:]
         for key in database.pendingKeys() { captured[key] = database.pendingPublication(for: key) }
@@ -303,6 +304,8 @@ final class RedisPublisher: Sendable {
         captured: [SharedTierKey: SharedTierPublication]
     ) -> Bool {
         // What each key owes, read now (a later write of a key is published by reading it again).
+        // The database was deleted (and its removal published): what it owed is moot.
+        guard !attachment.isDeleted else { return true }
         var owed: [(key: SharedTierKey, publication: SharedTierPublication)] = []
         var nothingOwed: [(key: SharedTierKey, version: SharedTierVersion?)] = []
         let detached = attachment.isDetached
