@@ -149,4 +149,29 @@ struct FleetVersionTests {
         // Settled once Redis has it (after the settle delay, kept for a Redis that loses it).
         #expect(timeUntil(within: .seconds(10)) { database.pendingKeys().isEmpty } != nil)
     }
+
+    /// After a `FLUSHALL` under writes, Redis gets one new epoch, not two: the writer's next
+    /// publication finds the epoch gone and reads it again, and the stream's entries carry the
+    /// epoch, so no reader takes the restarted numbering for a rollback (which would replace it
+    /// again and make the first publications after the flush unreachable).
+    @Test func aFlushMakesOneNewEpochNotTwo() throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "0"), forKey: "k")
+        #expect(try timeUntil { try b.value("k") == "0" } != nil)
+        try server.command(["FLUSHALL"])
+        var epochs: Set<[UInt8]> = []
+        let clock = ContinuousClock()
+        let start = clock.now
+        var written = 0
+        while clock.now - start < .milliseconds(1_500) {
+            written += 1
+            try a.store.set(Profile(value: String(written)), forKey: "k")
+            if case .string(let epoch) = try server.command([Array("GET".utf8), a.tier.keys.epoch]) { epochs.insert(epoch) }
+            usleep(5_000)
+        }
+        #expect(epochs.count == 1, "epochs after the flush: \(epochs.count)")
+        #expect(try timeUntil { try b.value("k") == String(written) } != nil)
+    }
 }
