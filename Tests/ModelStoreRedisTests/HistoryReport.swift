@@ -98,11 +98,13 @@ struct HistoryReport {
         }
     }
 
-    /// The faults that overlap the second before `start` up to `end`, one line each.
+    /// The faults that overlap the second before `start` up to `end`, one line each: the first
+    /// four (those closest to the write), then how many more.
     private func faults(from start: Duration, to end: Duration) -> [String] {
         let around = history.faults.filter { $0.end >= start - .seconds(1) && $0.start <= end }
         if around.isEmpty { return ["  faults around: none"] }
-        return ["  faults around:"] + around.map { "    " + Self.describe($0) }
+        let more = around.count > 4 ? ["    and \(around.count - 4) more until \(Self.format(end))"] : []
+        return ["  faults around:"] + around.prefix(4).map { "    " + Self.describe($0) } + more
     }
 
     // MARK: - Pieces
