@@ -24,8 +24,8 @@ enum FleetFault: Sendable, Equatable, CustomStringConvertible {
     /// A node stopped (SIGSTOP) and resumed (SIGCONT): it misses nothing on the wire but answers late.
     case nodePaused(node: Int, for: Duration)
 
-    /// The kinds of fault, without their parameters.
-    enum Kind: CaseIterable, Sendable {
+    /// The kinds of fault, without their parameters, named as `MODELSTORE_HISTORY_FAULTS` names them.
+    enum Kind: String, CaseIterable, Sendable {
         case redisKilled, redisRestarted, flushAll, nodeKilled, nodePaused
     }
 

@@ -14,7 +14,9 @@ import Glibc
 final class HistoryNode: @unchecked Sendable {
     // @unchecked: `run` and its I/O are only touched while `requests` is held; `down` and
     // `signalled` only under `state`, which is never held while waiting for `requests`.
+    /// Its index in the fleet (`n0`, `n1`, …).
     let index: Int
+    /// Where its store lives, across restarts.
     let directory = TemporaryDirectory()
     private let port: Int
     private let prefix: String
@@ -139,8 +141,10 @@ final class HistoryNode: @unchecked Sendable {
 
     // MARK: - Runs
 
+    /// Whether clients must leave the node alone (killed and not restarted, or stopped).
     private var isDown: Bool { state.withLock { down } }
 
+    /// Makes clients leave the node alone.
     private func markDown() {
         state.withLock { down = true }
     }
