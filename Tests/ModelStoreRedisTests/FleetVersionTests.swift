@@ -174,4 +174,35 @@ struct FleetVersionTests {
         #expect(epochs.count == 1, "epochs after the flush: \(epochs.count)")
         #expect(try timeUntil { try b.value("k") == String(written) } != nil)
     }
+
+    /// A doubted record Redis knows nothing of (Redis lost its data) is served by a read-through
+    /// at once, as the fail-safe answer, and refreshed from its source in the background.
+    @Test func aReadThroughRefreshesADoubtedRecordRedisLost() async throws {
+        let server = try RedisServer()
+        let a = try FleetNode(server)
+        let b = try FleetNode(server)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        #expect(try b.holdsLocally("k"))
+        let database = try #require(b.tier.registry.attachments(named: "users").first?.database)
+        let before = try #require(database.doubtedUntil)
+        // a's outbox settled (else a sends v1 to Redis again after the flush, which confirms it).
+        let writer = try #require(a.tier.registry.attachments(named: "users").first?.database)
+        #expect(timeUntil(within: .seconds(10)) { writer.pendingKeys().isEmpty } != nil)
+        try server.command(["FLUSHALL"])
+        #expect(timeUntil { (database.doubtedUntil ?? before) > before } != nil)
+        let fetched = Counter()
+        let value = try await b.store.object(Profile.self, forKey: "k") {
+            fetched.add()
+            return Profile(value: "upstream")
+        }
+        #expect(value.value == "v1")
+        #expect(timeUntil { fetched.value == 1 } != nil)
+        #expect(try timeUntil { try b.value("k") == "upstream" } != nil)
+        // Confirmed: the next read-through is a plain hit.
+        _ = try await b.store.object(Profile.self, forKey: "k") {
+            fetched.add()
+            return Profile(value: "again")
+        }
+        #expect(fetched.value == 1)
+    }
 }

@@ -153,6 +153,10 @@ extension Scope {
         metrics.hits.increment()
         if let ratio = options.refreshAhead, let header, isDueForRefresh(header, ratio: ratio, now: now) {
             probe.step = .hitDueForRefresh
+        } else if let tier = database.sharedTier, tier.takeUnconfirmed(key, in: space) {
+            // A doubted record the shared tier knew nothing of: served, and refreshed from the
+            // source in the background with its validators (README, "Running a fleet").
+            probe.step = .hitDueForRefresh
         } else {
             probe.step = .hit
         }

@@ -76,7 +76,9 @@ extension Scope {
         case .unavailable:
             return .kept
         case .absent:
+            // Kept and served (the fail-safe answer); a read-through refreshes it from its source.
             tier.noteValidated(key, in: space)
+            tier.noteUnconfirmed(key, in: space)
             return .kept
         case .removed(let version):
             tier.clock.observe(version.time)

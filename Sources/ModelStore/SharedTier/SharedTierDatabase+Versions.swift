@@ -19,6 +19,10 @@ extension SharedTierDatabase {
         guard let scope else { return }
         let horizon = clock.issue(scope.reader.now())
         validated.withLock { $0.removeAll() }
+        unconfirmed.withLock { keys in
+            keys.removeAll()
+            unconfirmedCount.store(0)
+        }
         doubtHorizon.store(horizon.bitPattern)
         scope.database.forgetEverythingInMemory()
     }
@@ -48,6 +52,27 @@ extension SharedTierDatabase {
         guard doubtHorizon.load() != 0 else { return }
         validated.withLock { keys in
             if keys.count < Self.validatedLimit { keys.insert(ByteKey(key, in: space)) }
+        }
+    }
+
+    /// Notes that the tier knew nothing of the doubted local record of `key`, which was kept.
+    func noteUnconfirmed(_ key: String, in space: KeySpace) {
+        unconfirmed.withLock { keys in
+            guard keys.count < Self.validatedLimit, keys.insert(ByteKey(key, in: space)).inserted else { return }
+            unconfirmedCount.store(UInt64(keys.count))
+        }
+    }
+
+    /// Whether the local record of `key` was doubted and the tier knew nothing of it; forgets it,
+    /// so one read-through hit (which then refreshes it from its source, sending its validators)
+    /// takes it. One atomic load while there is none.
+    @inline(__always)
+    func takeUnconfirmed(_ key: String, in space: KeySpace) -> Bool {
+        guard unconfirmedCount.load() != 0 else { return false }
+        return unconfirmed.withLock { keys in
+            guard keys.remove(ByteKey(key, in: space)) != nil else { return false }
+            unconfirmedCount.store(UInt64(keys.count))
+            return true
         }
     }
 

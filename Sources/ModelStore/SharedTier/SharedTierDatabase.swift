@@ -22,6 +22,11 @@ public final class SharedTierDatabase: Sendable {
     let doubtHorizon = AtomicWord()
     /// Keys of records older than the horizon that were revalidated since it was set.
     let validated = Locked(Set<ByteKey>())
+    /// Keys of doubted records the tier knew nothing of (it lost its data, say), kept and served:
+    /// a read-through hit of one refreshes it from its source (``takeUnconfirmed(_:in:)``).
+    let unconfirmed = Locked(Set<ByteKey>())
+    /// How many keys ``unconfirmed`` holds: a read-through hit checks it without the lock.
+    let unconfirmedCount = AtomicWord()
     private let state = Locked(State())
 
     /// How many revalidated keys are remembered; past it, a doubted record is asked about on
