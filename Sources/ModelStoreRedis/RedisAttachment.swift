@@ -141,7 +141,9 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         tier.metrics.invalidValues.increment()
         guard let generation = generation() else { return }
         let redisKey = recordKey(key, generation: generation)
-        _ = tier.pool.run { connection in try connection.command([Array("DEL".utf8), redisKey]) }
+        _ = tier.pool.run { connection in
+            try connection.command([Array("EVAL".utf8), Array(RedisScripts.discard.utf8), Array("1".utf8), redisKey])
+        }
         tier.logger.warning(
             "A value in Redis was not a valid record for its key; removed it",
             metadata: ["database": "\(name)", "collection": "\(key.collection ?? "")", "key": "\(key.key)"])

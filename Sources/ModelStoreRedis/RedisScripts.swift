@@ -157,6 +157,17 @@ enum RedisScripts {
         return redis.call('GET', KEYS[1])
         """
 
+    /// KEYS: a record key. Deletes what is there unless it is a tombstone: a `DEL` that arrives
+    /// late (a stalled connection) must never remove a removal's tombstone, which would let an
+    /// older record published later come back. It may remove a newer record: a miss, never stale.
+    static let discard = """
+        if redis.call('TYPE', KEYS[1])['ok'] == 'string' then
+          local value = redis.call('GET', KEYS[1])
+          if string.len(value) == 9 and string.byte(value, 1) == 0x54 then return 0 end
+        end
+        return redis.call('DEL', KEYS[1])
+        """
+
     /// KEYS: the stream. Deletes it if it holds another Redis type; returns 1 if it did.
     static let repairStream = """
         local kind = redis.call('TYPE', KEYS[1])['ok']
