@@ -34,12 +34,16 @@ struct FleetVersionTests {
         let generation = try #require(attachment.generation())
         let olderVersion = try #require(SharedTierVersion(record: older))
         let change = SharedTierChange(key: SharedTierKey(collection: nil, key: "k"), version: olderVersion)
-        let reply = try server.command([
-            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array("4".utf8), a.tier.keys.epoch, a.tier.keys.sequence,
-            a.tier.keys.stream, key, generation.epoch, Array("100000".utf8), Array("late".utf8), Array("users".utf8),
-            InvalidationMessage.versionedKind, older, Array("0".utf8), Array(RedisPublisher.decimal(olderVersion.time).utf8),
-            InvalidationMessage.versionedPart(change),
-        ])
+        /// One publication of `value` for the key at `olderVersion`, as `a`'s publisher sends it.
+        func publishLate(_ value: [UInt8], milliseconds: Int) throws -> RedisReply {
+            try server.command([
+                Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array("4".utf8), a.tier.keys.epoch, a.tier.keys.sequence,
+                a.tier.keys.stream, key, generation.epoch, Array("100000".utf8), Array("late".utf8), Array("users".utf8),
+                InvalidationMessage.versionedKind, value, Array(String(milliseconds).utf8),
+                Array(RedisPublisher.decimal(olderVersion.time).utf8), InvalidationMessage.versionedPart(change),
+            ])
+        }
+        let reply = try publishLate(older, milliseconds: 0)
         guard case .array(let parts) = reply, parts.count == 2, case .array(let results) = parts[1] else {
             Issue.record("unexpected reply \(reply)")
             return
@@ -49,13 +53,7 @@ struct FleetVersionTests {
         #expect(try server.command([Array("GET".utf8), a.tier.keys.sequence]) == counter)
         for node in [a, b] { #expect(try node.value("k") == "v2") }
         // A late tombstone older than v2 removes nothing either.
-        let tombstone = Tombstone.value(olderVersion)
-        _ = try server.command([
-            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array("4".utf8), a.tier.keys.epoch, a.tier.keys.sequence,
-            a.tier.keys.stream, key, generation.epoch, Array("100000".utf8), Array("late".utf8), Array("users".utf8),
-            InvalidationMessage.versionedKind, tombstone, Array("60000".utf8), Array(RedisPublisher.decimal(olderVersion.time).utf8),
-            InvalidationMessage.versionedPart(change),
-        ])
+        _ = try publishLate(Tombstone.value(olderVersion), milliseconds: 60_000)
         guard case .string(let held) = try server.command([Array("GET".utf8), key]) else {
             Issue.record("v2 was removed from Redis")
             return
