@@ -29,6 +29,10 @@ final class FaultProxy: @unchecked Sendable {
 
     /// Starts a proxy to `target` on loopback and waits for its one line of ports.
     init(target: Int) throws {
+        // A connection the proxy resets after Redis closed it makes hiredis's next write raise
+        // SIGPIPE, which kills a process that does not ignore it, and this test process holds
+        // nodes of its own. FleetFaultTests has a node process for that finding.
+        signal(SIGPIPE, SIG_IGN)
         let process = Process()
         process.executableURL = Self.script
         process.arguments = ["--target", String(target), "--parent", String(getpid()), "--lifetime", "900"]
@@ -36,15 +40,8 @@ final class FaultProxy: @unchecked Sendable {
         process.standardOutput = output
         try process.run()
         self.process = process
-        // A shell that kills the proxy if this test process dies first (as RedisServer's does).
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = [
-            "-c",
-            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(process.processIdentifier) 2>/dev/null; do sleep 1; done; "
-                + "kill -9 \(process.processIdentifier) 2>/dev/null",
-        ]
-        try watchdog.run()
+        // Besides the proxy's own `--parent` check, as RedisServer does.
+        try Watchdog.start(killing: process.processIdentifier)
         // `listening LISTEN_PORT control CONTROL_PORT`, or the end of the output if it failed.
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
