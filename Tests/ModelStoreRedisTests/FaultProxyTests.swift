@@ -22,6 +22,7 @@ struct FaultProxyTests {
         } != nil
     }
 
+    /// Without faults, commands pass both ways; `count` follows connections as they open and close.
     @Test func itForwardsAndCountsOpenConnections() throws {
         let server = try RedisServer()
         let proxy = try FaultProxy(server)
