@@ -15,6 +15,11 @@ struct Profile: Codable, Sendable, Equatable {
     var value: String
 }
 
+// SIGPIPE's default action, as any Swift program has it: the test process that starts this one
+// ignores SIGPIPE (its in-process nodes meet reset connections), and an ignored signal stays
+// ignored across exec.
+signal(SIGPIPE, SIG_DFL)
+
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let port = Int(arguments[1]) else {
     FileHandle.standardError.write(Data("usage: ModelStoreRedisNode <port> <directory> <prefix>\n".utf8))

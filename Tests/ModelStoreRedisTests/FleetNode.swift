@@ -15,11 +15,20 @@ final class FleetNode: @unchecked Sendable {
     let tier: RedisTier
     let store: ModelStore
 
-    init(
+    convenience init(
         _ server: RedisServer, name: String = "users", prefix: String = "test:", objectCacheLimit: Int = 0,
         configure: (inout ModelStore.Configuration) -> Void = { _ in }
     ) throws {
-        tier = try RedisTier(host: "127.0.0.1", port: server.port, keyPrefix: prefix, commandTimeout: .milliseconds(500))
+        try self.init(port: server.port, name: name, prefix: prefix, objectCacheLimit: objectCacheLimit, configure: configure)
+    }
+
+    /// A node whose tier connects to `port` on loopback: a server's, or a `FaultProxy`'s in front
+    /// of one (whose faults then hit this node alone).
+    init(
+        port: Int, commandTimeout: Duration = .milliseconds(500), name: String = "users", prefix: String = "test:",
+        objectCacheLimit: Int = 0, configure: (inout ModelStore.Configuration) -> Void = { _ in }
+    ) throws {
+        tier = try RedisTier(host: "127.0.0.1", port: port, keyPrefix: prefix, commandTimeout: commandTimeout)
         var configuration = ModelStore.Configuration()
         configure(&configuration)
         configuration.directory = directory.url

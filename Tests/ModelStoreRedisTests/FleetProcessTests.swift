@@ -8,13 +8,20 @@ import Testing
 struct FleetProcessTests {
     /// A node process, driven line by line.
     final class Node {
-        let directory = TemporaryDirectory()
+        let directory: TemporaryDirectory
         let process: ChildProcess
 
-        init(_ server: RedisServer, environment: [String: String] = [:]) throws {
+        convenience init(_ server: RedisServer, environment: [String: String] = [:]) throws {
+            try self.init(port: server.port, environment: environment)
+        }
+
+        /// A node whose tier connects to `port` (a server's or a `FaultProxy`'s), keeping its
+        /// database in `directory` (another node's, to restart it where it left off).
+        init(port: Int, directory: TemporaryDirectory = TemporaryDirectory(), environment: [String: String] = [:]) throws {
+            self.directory = directory
             process = try ChildProcess(
                 ChildProcess.executable(named: "ModelStoreRedisNode"),
-                [String(server.port), directory.path, "fleet:"], environment: environment)
+                [String(port), directory.path, "fleet:"], environment: environment)
             guard process.readLine() == "ready" else { throw RedisServerError(message: "the node did not start") }
         }
 

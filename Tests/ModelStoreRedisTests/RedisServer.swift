@@ -48,14 +48,7 @@ final class RedisServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let watchdog = Process()
-        watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = [
-            "-c",
-            "while kill -0 \(getpid()) 2>/dev/null && kill -0 \(process.processIdentifier) 2>/dev/null; do sleep 1; done; "
-                + "kill -9 \(process.processIdentifier) 2>/dev/null",
-        ]
-        try watchdog.run()
+        try Watchdog.start(killing: process.processIdentifier)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if (try? command(["PING"])) == .status("PONG") { return }
