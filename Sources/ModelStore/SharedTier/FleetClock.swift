@@ -41,6 +41,18 @@ public struct SharedTierVersion: Comparable, Hashable, Sendable {
         self = version
     }
 
+    /// The version of the record `bytes`, read from its storedAt's fixed place without parsing
+    /// the rest of the envelope (the lookup's doubt check); nil if it is not a record.
+    @inline(__always)
+    init?(storedAtOf bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= RecordHeader.baseLengthV2 else { return nil }
+        switch bytes[0] {
+        case RecordHeader.versionThree, RecordHeader.versionTwo: self.init(time: RecordHeader.readDouble(bytes, at: 7))
+        case RecordHeader.versionOne: self.init(time: RecordHeader.readDouble(bytes, at: 3))
+        default: return nil
+        }
+    }
+
     /// The version of the record `bytes` (its storedAt); nil if it is not a record.
     init?(record bytes: UnsafeRawBufferPointer) {
         guard let header = RecordHeader(parsing: bytes) else { return nil }

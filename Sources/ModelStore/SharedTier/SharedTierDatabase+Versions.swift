@@ -40,7 +40,7 @@ extension SharedTierDatabase {
     @inline(__always)
     func doubts(_ record: UnsafeRawBufferPointer, key: String, in space: KeySpace) -> SharedTierVersion? {
         let horizonBits = doubtHorizon.load()
-        guard horizonBits != 0, let version = SharedTierVersion(record: record),
+        guard horizonBits != 0, let version = SharedTierVersion(storedAtOf: record),
             version.time <= Double(bitPattern: horizonBits)
         else { return nil }
         let key = ByteKey(key, in: space)
