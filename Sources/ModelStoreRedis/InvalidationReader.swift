@@ -207,7 +207,7 @@ final class InvalidationReader: Sendable {
             if hasFollowed(epoch) {
                 return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
             }
-            doubtAll("Redis restarted empty or was flushed (its epoch changed)", dataLost: true)
+            doubtAll("Redis restarted empty or was flushed (its epoch changed)", dataLost: true, rolledBack: Self.isRollbackEpoch(epoch))
             return try end(on: connection, epoch: epoch)
         }
         if publicationWentBack {
@@ -250,12 +250,12 @@ final class InvalidationReader: Sendable {
     private func rolledBack(
         on connection: RedisConnection, replacing expected: [UInt8], _ reason: String
     ) throws(RedisFailure) -> Position {
-        let fresh = Array(UUID().uuidString.utf8)
+        let fresh = Self.rollbackEpoch()
         var epoch = try currentEpoch(on: connection, replacing: expected, with: fresh)
         if epoch != fresh && hasFollowed(epoch) {
-            epoch = try currentEpoch(on: connection, replacing: epoch)
+            epoch = try currentEpoch(on: connection, replacing: epoch, with: Self.rollbackEpoch())
         }
-        doubtAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)", dataLost: true)
+        doubtAll("Redis went back in time: \(reason); every record in Redis is dropped (a new epoch)", dataLost: true, rolledBack: true)
         return try end(on: connection, epoch: epoch)
     }
 
@@ -311,7 +311,7 @@ final class InvalidationReader: Sendable {
             }
             for raw in entries {
                 guard let entry = Entry(raw) else {
-                    doubtAll("an entry of the invalidation stream could not be read", dataLost: false)
+                    doubtAll("an entry of the invalidation stream could not be read", dataLost: false, rolledBack: false)
                     if case .array(let fields) = raw, let id = fields.first?.bytes { position.id = id }
                     continue
                 }
@@ -322,7 +322,9 @@ final class InvalidationReader: Sendable {
                     if hasFollowed(epoch) {
                         return try rolledBack(on: connection, replacing: epoch, "an epoch it had left came back (an older snapshot)")
                     }
-                    doubtAll("Redis restarted empty or was flushed (an entry of a new epoch)", dataLost: true)
+                    doubtAll(
+                        "Redis restarted empty or was flushed (an entry of a new epoch)", dataLost: true,
+                        rolledBack: Self.isRollbackEpoch(epoch))
                     follow(epoch)
                     published.reset()
                     position.epoch = epoch
@@ -333,7 +335,7 @@ final class InvalidationReader: Sendable {
                         on: connection, replacing: position.epoch, "entry \(entry.sequence) after \(position.sequence): the counter went back")
                 }
                 if entry.sequence != position.sequence + 1 {
-                    doubtAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))", dataLost: false)
+                    doubtAll("invalidations were missed (entry \(entry.sequence) after \(position.sequence))", dataLost: false, rolledBack: false)
                 }
                 position.id = entry.id
                 position.sequence = entry.sequence
@@ -351,7 +353,7 @@ final class InvalidationReader: Sendable {
                     Array("EVAL".utf8), Array(RedisScripts.repairStream.utf8), Array("1".utf8), keys.stream,
                 ])
             {
-                doubtAll("the invalidation stream's key held another Redis type; deleted it", dataLost: false)
+                doubtAll("the invalidation stream's key held another Redis type; deleted it", dataLost: false, rolledBack: false)
                 return position
             }
             throw RedisFailure(description: message, brokeConnection: false)
@@ -390,14 +392,29 @@ final class InvalidationReader: Sendable {
         attachment.database.apply(invalidation)
     }
 
+    /// An epoch a node makes when Redis went back in time: marked (`r:`), so that a node that
+    /// could not tell (it started after the restore, and saw no higher number) learns it from the
+    /// epoch alone. One made for a missing epoch (Redis lost its data) is a bare UUID.
+    static func rollbackEpoch() -> [UInt8] {
+        Array(("r:" + UUID().uuidString).utf8)
+    }
+
+    static func isRollbackEpoch(_ epoch: [UInt8]) -> Bool {
+        epoch.starts(with: Array("r:".utf8))
+    }
+
     /// This process cannot know what it missed: every attached database doubts its local records
     /// (revalidating each against Redis when first read; none is deleted). With `dataLost`, Redis
-    /// lost what it held, so every outbox publishes what it still holds again.
-    private func doubtAll(_ reason: String, dataLost: Bool) {
+    /// lost what it held, so every outbox publishes what it still holds again; with `rolledBack`,
+    /// what it held went back in time, so the records read from it lately are dropped too (they
+    /// may be the older snapshot's).
+    private func doubtAll(_ reason: String, dataLost: Bool, rolledBack: Bool) {
         logger.warning("Doubting the local records of every attached database", metadata: ["reason": "\(reason)"])
         for attachment in registry.all {
             metrics.doubts.increment()
             attachment.forgetGeneration()
+            // Read from data that may have been rolled back: dropped, so read again.
+            if rolledBack { attachment.database.dropRecentFills() }
             attachment.database.enterDoubt()
         }
         if dataLost { publisher.republishOutboxes() }

@@ -92,6 +92,7 @@ public final class RedisTier: SharedTier, Sendable {
                 throw ModelStoreError.invalidPolicy(reason: "RedisTier's \(setting) is zero; use a positive duration")
             }
         }
+        Self.ignoreBrokenPipes()
         self.keyPrefix = keyPrefix
         self.logger = logger
         endpoint = RedisEndpoint(
@@ -141,6 +142,20 @@ public final class RedisTier: SharedTier, Sendable {
         let owed = database.pendingKeys()
         if !owed.isEmpty { publisher.enqueue(.keys(owed), for: attachment) }
         return attachment
+    }
+
+    /// Makes a write to a connection Redis closed an error (EPIPE) instead of the end of the
+    /// process: hiredis writes without `MSG_NOSIGNAL`, and a process keeps SIGPIPE's default
+    /// action (terminate) unless it says otherwise. A handler the program installed is kept.
+    private static func ignoreBrokenPipes() {
+        var current = sigaction()
+        guard sigaction(SIGPIPE, nil, &current) == 0 else { return }
+        #if canImport(Glibc)
+        let isDefault = current.__sigaction_handler.sa_handler == nil
+        #else
+        let isDefault = current.__sigaction_u.__sa_handler == nil
+        #endif
+        if isDefault { signal(SIGPIPE, SIG_IGN) }
     }
 
     /// A process's name in the stream: host, process id and random bits.

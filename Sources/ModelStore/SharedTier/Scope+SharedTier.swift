@@ -172,6 +172,9 @@ extension Scope {
             storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
             // Read from the tier just now: current, whatever its version says of the horizon.
             tier.noteValidated(key, in: space)
+            if let version = SharedTierVersion(record: bytes) {
+                tier.noteFilled(key, in: space, version: version.time)
+            }
             return bytes
         }
     }

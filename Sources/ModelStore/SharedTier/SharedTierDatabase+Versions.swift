@@ -76,6 +76,47 @@ extension SharedTierDatabase {
         }
     }
 
+    /// A record read from the tier and stored locally.
+    struct RecentFill {
+        var key: String
+        var space: KeySpace
+        var version: Double
+        var at: ContinuousClock.Instant
+    }
+
+    /// How long a record read from the tier counts as recent, and how many are remembered.
+    static let recentFillWindow: Duration = .seconds(10)
+    static let recentFillLimit = 100_000
+
+    /// Notes a record read from the tier and stored locally.
+    func noteFilled(_ key: String, in space: KeySpace, version: Double) {
+        let now = ContinuousClock.now
+        recentFills.withLock { fills in
+            if let first = fills.first, now - first.at > Self.recentFillWindow || fills.count >= Self.recentFillLimit {
+                let cutoff = fills.firstIndex { now - $0.at <= Self.recentFillWindow } ?? fills.count
+                fills.removeFirst(max(cutoff, fills.count >= Self.recentFillLimit ? fills.count / 2 : 0))
+            }
+            fills.append(RecentFill(key: key, space: space, version: version, at: now))
+        }
+    }
+
+    /// Drops the records read from the tier in the last ``recentFillWindow`` that are still as
+    /// read: the tier's data was replaced (a new epoch), and if it was rolled back (restored from
+    /// an older snapshot, failed over to a replica that was behind), they may be older than
+    /// writes the fleet made; nothing before that moment told this node so. Its own writes stay.
+    public func dropRecentFills() {
+        let now = ContinuousClock.now
+        let fills = recentFills.withLock { fills -> [RecentFill] in
+            defer { fills.removeAll() }
+            return fills.filter { now - $0.at <= Self.recentFillWindow }
+        }
+        guard !fills.isEmpty else { return }
+        // One step past each read version: the local record goes if it is still that one.
+        apply(.versioned(fills.map {
+            SharedTierChange(key: SharedTierKey(collection: $0.space.collection, key: $0.key), version: SharedTierVersion(time: $0.version.nextUp))
+        }))
+    }
+
     /// Drops each named key's local record that is older than the version named (under the
     /// exclusive gate, so the record compared is the one removed); a newer or equal one stays.
     /// Every named key is forgotten in memory either way.

@@ -27,6 +27,8 @@ public final class SharedTierDatabase: Sendable {
     let unconfirmed = Locked(Set<ByteKey>())
     /// How many keys ``unconfirmed`` holds: a read-through hit checks it without the lock.
     let unconfirmedCount = AtomicWord()
+    /// Records read from the tier lately, oldest first (``dropRecentFills()``).
+    let recentFills = Locked<[RecentFill]>([])
     private let state = Locked(State())
 
     /// How many revalidated keys are remembered; past it, a doubted record is asked about on
