@@ -291,7 +291,7 @@ extension ReadmeContext {
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
         }
-        print(report)   // "120000 records, 49.8 MB in 0.61 s to /backups/userdb-monday"
+        print(report)   // "120000 records and 1 entry of ModelStore's own, 49.8 MB in 0.61 s to /backups/userdb-monday"
 
         try ModelStore.restore(from: backupURL, named: "userdb-restored")
         try ModelStore.restore(from: backupURL, named: "userdb", replacingExisting: true)
@@ -299,10 +299,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:626 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:627 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:696
-#sourceLocation(file: "README.md", line: 697)
+// README.md:697
+#sourceLocation(file: "README.md", line: 698)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +311,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:704
-    func readmeLine704() throws {
-#sourceLocation(file: "README.md", line: 705)
+    /// README.md:705
+    func readmeLine705() throws {
+#sourceLocation(file: "README.md", line: 706)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:791
-    func readmeLine791() throws {
-#sourceLocation(file: "README.md", line: 792)
+    /// README.md:792
+    func readmeLine792() throws {
+#sourceLocation(file: "README.md", line: 793)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1279 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1280 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1305 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1306 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1341 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1342 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1378 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1379 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1402 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1403 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1473
-    func readmeLine1473() throws {
-#sourceLocation(file: "README.md", line: 1474)
+    /// README.md:1474
+    func readmeLine1474() throws {
+#sourceLocation(file: "README.md", line: 1475)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

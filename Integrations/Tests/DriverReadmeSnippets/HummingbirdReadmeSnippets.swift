@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1305
-    func readmeLine1305() async throws {
-#sourceLocation(file: "README.md", line: 1306)
+    /// README.md:1306
+    func readmeLine1306() async throws {
+#sourceLocation(file: "README.md", line: 1307)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1341
-    func readmeLine1341() async throws {
-#sourceLocation(file: "README.md", line: 1342)
+    /// README.md:1342
+    func readmeLine1342() async throws {
+#sourceLocation(file: "README.md", line: 1343)
 
 
 
