@@ -229,6 +229,8 @@ let package = Package(
             name: "ModelStoreCLITests",
             dependencies: [
                 "ModelStore", "ModelStoreCLI", "modelstore-import", "ModelStoreTestSupport",
+                // The tool's own parser, to check that every command its messages advise parses.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings
