@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:792
-    func readmeLine792() throws {
-#sourceLocation(file: "README.md", line: 793)
+    /// README.md:796
+    func readmeLine796() throws {
+#sourceLocation(file: "README.md", line: 797)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1280 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1284 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1306 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1310 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1342 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1346 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1379 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1383 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1403 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1407 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1474
-    func readmeLine1474() throws {
-#sourceLocation(file: "README.md", line: 1475)
+    /// README.md:1478
+    func readmeLine1478() throws {
+#sourceLocation(file: "README.md", line: 1479)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1306
-    func readmeLine1306() async throws {
-#sourceLocation(file: "README.md", line: 1307)
+    /// README.md:1310
+    func readmeLine1310() async throws {
+#sourceLocation(file: "README.md", line: 1311)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1342
-    func readmeLine1342() async throws {
-#sourceLocation(file: "README.md", line: 1343)
+    /// README.md:1346
+    func readmeLine1346() async throws {
+#sourceLocation(file: "README.md", line: 1347)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1403
-    func readmeLine1403() async throws {
-#sourceLocation(file: "README.md", line: 1404)
+    /// README.md:1407
+    func readmeLine1407() async throws {
+#sourceLocation(file: "README.md", line: 1408)
 
 
 

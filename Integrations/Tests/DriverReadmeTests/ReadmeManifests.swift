@@ -4,7 +4,7 @@
 enum ReadmeManifests {
     static let all: [(line: Int, driver: String, text: String)] = [
         (
-            line: 1280, driver: "Hummingbird",
+            line: 1284, driver: "Hummingbird",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription
@@ -29,7 +29,7 @@ enum ReadmeManifests {
             """#
         ),
         (
-            line: 1379, driver: "Vapor",
+            line: 1383, driver: "Vapor",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription

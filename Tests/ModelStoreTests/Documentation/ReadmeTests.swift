@@ -36,6 +36,18 @@ struct ReadmeTests {
         }
     }
 
+    @Test("The README's table of errors has a row for every case of ModelStoreError")
+    func errorsTableNamesEveryCase() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Errors\n").dropFirst().first)
+            .components(separatedBy: "\n## ").first ?? ""
+        let cases = try ModelStoreErrorCases.declaredNames()
+        #expect(cases.count > 20)
+        for name in cases {
+            #expect(section.contains("\n| `\(name)` |"), "README's Errors table has no row for `\(name)`")
+        }
+    }
+
     @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
     func snippetsAreUpToDate() throws {
         let script = Self.root.appendingPathComponent("scripts/extract-readme-snippets")
