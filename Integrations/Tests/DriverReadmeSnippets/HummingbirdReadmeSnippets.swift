@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1310
-    func readmeLine1310() async throws {
-#sourceLocation(file: "README.md", line: 1311)
+    /// README.md:1314
+    func readmeLine1314() async throws {
+#sourceLocation(file: "README.md", line: 1315)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1346
-    func readmeLine1346() async throws {
-#sourceLocation(file: "README.md", line: 1347)
+    /// README.md:1350
+    func readmeLine1350() async throws {
+#sourceLocation(file: "README.md", line: 1351)
 
 
 

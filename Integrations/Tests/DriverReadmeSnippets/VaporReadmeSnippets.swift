@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1407
-    func readmeLine1407() async throws {
-#sourceLocation(file: "README.md", line: 1408)
+    /// README.md:1411
+    func readmeLine1411() async throws {
+#sourceLocation(file: "README.md", line: 1412)
 
 
 

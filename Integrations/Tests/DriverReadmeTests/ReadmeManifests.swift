@@ -4,7 +4,7 @@
 enum ReadmeManifests {
     static let all: [(line: Int, driver: String, text: String)] = [
         (
-            line: 1284, driver: "Hummingbird",
+            line: 1288, driver: "Hummingbird",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription
@@ -29,7 +29,7 @@ enum ReadmeManifests {
             """#
         ),
         (
-            line: 1383, driver: "Vapor",
+            line: 1387, driver: "Vapor",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription

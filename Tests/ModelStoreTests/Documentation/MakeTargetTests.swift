@@ -2,9 +2,10 @@ import Foundation
 import ModelStoreTestSupport
 import Testing
 
-/// What the README says of the make targets: the test run shows its progress and its slowest
-/// tests by their own time. The script runs here against a stand-in for a test bundle that
-/// prints what a real run would.
+/// What the README says of the make targets: `make demo` and `make test` share one build, the
+/// test run shows its progress and its slowest tests by their own time, and builds leave out
+/// SwiftPM's warning about swift-distributed-tracing's CMakeLists.txt files. The scripts run
+/// here against stand-ins for `swift` and for a test bundle that print what real runs would.
 @Suite("Make targets")
 struct MakeTargetTests {
     static let root = PackageRoot.url
@@ -15,6 +16,25 @@ struct MakeTargetTests {
         try Data(("#!/usr/bin/env bash\n" + body).utf8).write(to: url)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
         return url
+    }
+
+    @Test("Every make target that builds, runs or tests this package uses one trait set, so they share one build")
+    func oneTraitSetForEveryTarget() throws {
+        let targets = ["demo", "build", "test", "test-quick", "test-redis"]
+        let dryRun = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["make", "--no-print-directory", "-n", "-C", Self.root.path] + targets)
+        #expect(dryRun.status == 0, "\(dryRun.stderr)")
+        // The commands that build this package (the nested packages, after `cd`, have their own builds).
+        let commands = dryRun.stdout.split(separator: "\n").map(String.init).filter { line in
+            !line.hasPrefix("cd ")
+                && (line.contains("run-tests") || line.contains(" build ") || line.contains(" run ")
+                    || line.hasSuffix(" build"))
+        }
+        #expect(commands.count == targets.count, "\(dryRun.stdout)")
+        let traits = commands.map { command in
+            command.components(separatedBy: "--traits ").dropFirst().first?.split(separator: " ").first.map(String.init)
+        }
+        #expect(Set(traits) == ["Encryption"], "\(commands)")
     }
 
     /// A stand-in for a test bundle, as scripts/run-tests runs it: four suites, whose tests take
@@ -91,5 +111,31 @@ struct MakeTargetTests {
         #expect(narrowed.status == 0, "\(narrowed.stdout)")
         #expect(narrowed.stdout.contains("[1/1 tests]  ✔ Slow ("), "\(narrowed.stdout)")
         #expect(narrowed.stdout.contains("     1.00 s  Slow/short()") && !narrowed.stdout.contains("long()"))
+    }
+
+    @Test("scripts/quiet-swift leaves out the tracing package's CMakeLists.txt warnings, and nothing else")
+    func quietSwiftFiltersOnlyTheTracingWarnings() throws {
+        let directory = TemporaryDirectory()
+        let checkouts = "/work/app/.build/checkouts/swift-distributed-tracing/Sources"
+        let swift = try Self.script(
+            "swift", in: directory,
+            """
+            echo "built $*"
+            for module in Tracing Instrumentation; do
+                echo "warning: 'swift-distributed-tracing': found 1 file(s) which are unhandled; explicitly declare them as resources or exclude from the target" >&2
+                echo "    \(checkouts)/$module/CMakeLists.txt" >&2
+            done
+            echo "warning: 'other': found 1 file(s) which are unhandled; explicitly declare them as resources or exclude from the target" >&2
+            echo "    /work/app/Sources/App/notes.txt" >&2
+            exit 3
+            """)
+        let run = try ChildProcess.run(
+            Self.root.appendingPathComponent("scripts/quiet-swift"), ["build", "--build-tests"],
+            environment: ProcessInfo.processInfo.environment.merging(["SWIFT": swift.path]) { $1 })
+        #expect(run.status == 3)
+        #expect(run.stdout == "built build --build-tests\n")
+        let stderr = run.stderr
+        #expect(!stderr.contains("swift-distributed-tracing"), "\(stderr)")
+        #expect(stderr.contains("'other': found 1 file(s)") && stderr.contains("notes.txt"), "\(stderr)")
     }
 }
