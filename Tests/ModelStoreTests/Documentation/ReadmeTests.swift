@@ -48,6 +48,30 @@ struct ReadmeTests {
         }
     }
 
+    /// The README's section that starts with the heading `heading`, up to the next heading of
+    /// its level or above.
+    static func section(_ heading: String, in readme: String) throws -> String {
+        let level = String(heading.prefix { $0 == "#" })
+        let rest = try #require(readme.components(separatedBy: "\n" + heading + "\n").dropFirst().first)
+        let ends = (1...level.count).map { "\n" + String(repeating: "#", count: $0) + " " }
+        return ends.reduce(rest) { $0.components(separatedBy: $1).first ?? $0 }
+    }
+
+    @Test("The Quick start shows make demo, make test and make test-quick, each a target of the Makefile")
+    func quickStartNamesTheMakeTargets() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
+        let quickStart = try Self.section("## Quick start", in: readme)
+        let targets = quickStart.split(separator: "\n").filter { $0.hasPrefix("make ") }
+            .compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+        #expect(targets == ["demo", "test", "test-quick"])
+        for target in targets {
+            #expect(makefile.contains("\n\(target):"), "the Makefile has no target \(target)")
+        }
+        // Its prose says what make test-quick leaves out and how long it takes.
+        #expect(quickStart.contains("`make test-quick` runs the tests of `make test` less those marked long"))
+    }
+
     @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
     func snippetsAreUpToDate() throws {
         let script = Self.root.appendingPathComponent("scripts/extract-readme-snippets")
