@@ -299,10 +299,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:631 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:635 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:701
-#sourceLocation(file: "README.md", line: 702)
+// README.md:705
+#sourceLocation(file: "README.md", line: 706)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +311,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:709
-    func readmeLine709() throws {
-#sourceLocation(file: "README.md", line: 710)
+    /// README.md:713
+    func readmeLine713() throws {
+#sourceLocation(file: "README.md", line: 714)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:800
-    func readmeLine800() throws {
-#sourceLocation(file: "README.md", line: 801)
+    /// README.md:804
+    func readmeLine804() throws {
+#sourceLocation(file: "README.md", line: 805)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1288 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1295 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1314 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1322 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1350 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1358 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1387 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1395 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1411 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1420 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1482
-    func readmeLine1482() throws {
-#sourceLocation(file: "README.md", line: 1483)
+    /// README.md:1491
+    func readmeLine1491() throws {
+#sourceLocation(file: "README.md", line: 1492)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1314
-    func readmeLine1314() async throws {
-#sourceLocation(file: "README.md", line: 1315)
+    /// README.md:1322
+    func readmeLine1322() async throws {
+#sourceLocation(file: "README.md", line: 1323)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1350
-    func readmeLine1350() async throws {
-#sourceLocation(file: "README.md", line: 1351)
+    /// README.md:1358
+    func readmeLine1358() async throws {
+#sourceLocation(file: "README.md", line: 1359)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1411
-    func readmeLine1411() async throws {
-#sourceLocation(file: "README.md", line: 1412)
+    /// README.md:1420
+    func readmeLine1420() async throws {
+#sourceLocation(file: "README.md", line: 1421)
 
 
 

@@ -72,6 +72,30 @@ struct ReadmeTests {
         #expect(quickStart.contains("`make test-quick` runs the tests of `make test` less those marked long"))
     }
 
+    @Test("The driver manifests depend on a clone of this repository by path, and show the URL form as the alternative")
+    func driverManifestsDependOnAClone() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for driver in ["Hummingbird", "Vapor"] {
+            let after = try #require(readme.components(separatedBy: "<!-- snippet: driver \(driver) manifest -->").dropFirst().first)
+            let manifest = after.components(separatedBy: "\n```\n").first ?? ""
+            let dependencies = manifest.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(dependencies.contains { $0.hasPrefix(".package(path: \"../ModelStore\", traits: [\"\(driver)\"])") })
+            #expect(dependencies.contains { $0.hasPrefix("// or: .package(url: ") && $0.contains("/ModelStore\"") })
+            #expect(!dependencies.contains { $0.hasPrefix(".package(url: ") && $0.contains("/ModelStore\"") })
+        }
+    }
+
+    @Test("The Encryption section says in its prose that the app adds swift-crypto's Crypto product for SymmetricKey")
+    func encryptionNamesTheCryptoProduct() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try Self.section("### Encryption at rest", in: readme)
+        // The prose: what lies outside the code blocks.
+        let prose = section.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 0 }
+            .map(\.element).joined()
+        #expect(prose.contains("`SymmetricKey`"))
+        #expect(prose.contains(#"`.product(name: "Crypto", package: "swift-crypto")`"#))
+    }
+
     @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
     func snippetsAreUpToDate() throws {
         let script = Self.root.appendingPathComponent("scripts/extract-readme-snippets")
