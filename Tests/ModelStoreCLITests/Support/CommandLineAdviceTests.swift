@@ -70,6 +70,10 @@ import ModelStoreTestSupport
         try FileManager.default.createDirectory(at: plainFolder, withIntermediateDirectories: true)
         let aFile = elsewhere.appendingPathComponent("file").path
         try Data("x".utf8).write(to: URL(fileURLWithPath: aFile))
+        // A copy whose reset a crash interrupted: its journal, not its files, says what it holds.
+        let interrupted = elsewhere.appendingPathComponent("interrupted").path
+        #expect(try ToolProcess.modelstore(["backup", "books", interrupted] + fixture.rootArguments).status == 0)
+        try Data().write(to: URL(fileURLWithPath: interrupted + "/" + DatabaseResetter.journalName))
 
         // The command line, the exit code, and what the message must say.
         var cases: [([String], Int32, String)] = [
@@ -80,6 +84,7 @@ import ModelStoreTestSupport
             (["restore", elsewhere.appendingPathComponent("missing").path, "again"], 3, "no folder at"),
             (["restore", plainFolder.path, "again"], 3, "is not a ModelStore database"),
             (["restore", backup, "a/b"], 2, "Invalid database name"),
+            (["restore", interrupted, "again"], 1, "`modelstore repair interrupted --root "),
             (["backup", "books", backup], 1, "Give a DEST that does not exist"),
             (["get", "books", "nope"], 3, "no record with key"),
             (["get", "books", "damaged"], 1, "modelstore remove"),
