@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1295 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1296 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1322 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1323 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1358 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1359 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1395 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1396 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1420 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1421 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1491
-    func readmeLine1491() throws {
-#sourceLocation(file: "README.md", line: 1492)
+    /// README.md:1492
+    func readmeLine1492() throws {
+#sourceLocation(file: "README.md", line: 1493)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1322
-    func readmeLine1322() async throws {
-#sourceLocation(file: "README.md", line: 1323)
+    /// README.md:1323
+    func readmeLine1323() async throws {
+#sourceLocation(file: "README.md", line: 1324)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1358
-    func readmeLine1358() async throws {
-#sourceLocation(file: "README.md", line: 1359)
+    /// README.md:1359
+    func readmeLine1359() async throws {
+#sourceLocation(file: "README.md", line: 1360)
 
 
 

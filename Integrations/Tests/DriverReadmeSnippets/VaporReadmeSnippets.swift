@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1420
-    func readmeLine1420() async throws {
-#sourceLocation(file: "README.md", line: 1421)
+    /// README.md:1421
+    func readmeLine1421() async throws {
+#sourceLocation(file: "README.md", line: 1422)
 
 
 
