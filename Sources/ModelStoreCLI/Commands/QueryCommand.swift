@@ -127,9 +127,11 @@ struct QueryCommand: ParsableCommand {
     }
 
     /// Keys found under several kinds, in key order (by UTF-8 bytes, as LevelDB orders them),
-    /// each once, then cut to --limit.
+    /// each once (by its bytes too: two spellings of "é" are two keys), then cut to --limit.
     private func merged(_ keys: [String]) -> [String] {
-        var sorted = Set(keys).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var seen = Set<[UInt8]>()
+        let unique = keys.filter { seen.insert(Array($0.utf8)).inserted }
+        var sorted = unique.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         if reverse { sorted.reverse() }
         return limit.map { Array(sorted.prefix($0)) } ?? sorted
     }
