@@ -1,8 +1,13 @@
 # The commands the README documents. Each installs LevelDB first if it is missing.
 SWIFT ?= swift
-# The package traits the core build and its tests use: Encryption, so that the encryption tests
-# (and a `modelstore` that reads encrypted databases) are built. Users who do not ask for the
-# trait never build swift-crypto; `make build TRAITS=` builds without it.
+# swift, without the warning SwiftPM repeats on every build about swift-distributed-tracing's
+# CMakeLists.txt files (harmless: see scripts/quiet-swift).
+QUIET_SWIFT = SWIFT=$(SWIFT) $(CURDIR)/scripts/quiet-swift
+# The package traits every target of this package builds with: Encryption, so that the
+# encryption tests (and a `modelstore` that reads encrypted databases) are built. One trait set
+# for all of them, because SwiftPM rebuilds the core when the traits change: `make demo` and
+# `make test` share one build. Users who do not ask for the trait never build swift-crypto;
+# `make build TRAITS=` builds without it (and `make demo TRAITS=` then shares that build).
 TRAITS ?= Encryption
 TRAIT_FLAGS = $(if $(TRAITS),--traits $(TRAITS),)
 
@@ -13,14 +18,15 @@ dependencies:
 
 # Runs the quick-start demo on its default directory (~/.cache/ModelStore/modelstore-demo on Linux).
 demo: dependencies
-	$(SWIFT) run modelstore-demo
+	$(QUIET_SWIFT) run $(TRAIT_FLAGS) modelstore-demo
 
 # Builds the package with its tests (what `make test` runs first).
 build: dependencies
-	$(SWIFT) build --build-tests $(TRAIT_FLAGS)
+	$(QUIET_SWIFT) build --build-tests $(TRAIT_FLAGS)
 
 # Builds and runs the whole test suite. The output goes to .build/test-output.log; the console
-# gets failures, the summary and the slowest tests (scripts/run-tests).
+# gets a line per suite as it ends, failures, the summary and the slowest tests by their own
+# time (scripts/run-tests).
 test: build
 	SWIFT=$(SWIFT) ./scripts/run-tests $(TRAIT_FLAGS) --skip ModelStoreRedisTests
 
@@ -39,7 +45,7 @@ test-redis: build
 # example with its tests (the example's package depends on the same ModelStore, swift-nio and
 # Hummingbird, so all of it is built once, here).
 build-integrations: dependencies
-	cd Integrations && $(SWIFT) build --build-tests
+	cd Integrations && $(QUIET_SWIFT) build --build-tests
 
 # Tests the ServerFetched example (server and client on loopback), built by build-integrations.
 # Output: Integrations/.build/examples-output.log; the console gets the summary and slowest tests.
@@ -58,12 +64,12 @@ test-integrations: build-integrations
 
 # Benchmarks against LevelDB's C API and GRDB (a nested package); prints markdown tables.
 bench: dependencies
-	cd Benchmarks && $(SWIFT) run -c release modelstore-bench
+	cd Benchmarks && $(QUIET_SWIFT) run -c release modelstore-bench
 
 # The same plus 1,000,000 records and the memory check (about 30 minutes on 2 cores), then the
 # concurrency benchmark below, so every performance target is printed with its verdict.
 bench-full: dependencies
-	cd Benchmarks && $(SWIFT) run -c release modelstore-bench --full
+	cd Benchmarks && $(QUIET_SWIFT) run -c release modelstore-bench --full
 	$(MAKE) bench-concurrency
 
 # Reads and puts from 1 and 2 threads, and read latency while two threads overwrite random keys
@@ -71,7 +77,7 @@ bench-full: dependencies
 # plots into Benchmarks/results/. CONCURRENCY_ARGS adds options (e.g. --records 100000).
 bench-concurrency: dependencies
 	mkdir -p Benchmarks/results
-	cd Benchmarks && $(SWIFT) run -c release modelstore-bench concurrency --json results/concurrency.json \
+	cd Benchmarks && $(QUIET_SWIFT) run -c release modelstore-bench concurrency --json results/concurrency.json \
 		$(CONCURRENCY_ARGS) >results/concurrency.md
 	cat Benchmarks/results/concurrency.md
 	./scripts/plot-concurrency Benchmarks/results/concurrency.json Benchmarks/results
@@ -79,7 +85,7 @@ bench-concurrency: dependencies
 # The shared tier's benchmark (needs redis-server; starts its own on a free loopback port): a
 # local hit with and without a RedisTier, and three nodes' throughput and upstream fetches.
 bench-fleet: dependencies
-	cd Benchmarks && $(SWIFT) run -c release modelstore-bench fleet
+	cd Benchmarks && $(QUIET_SWIFT) run -c release modelstore-bench fleet
 
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
 # driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).

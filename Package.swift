@@ -224,11 +224,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Runs the built `modelstore` and `modelstore-import` executables on real stores.
+        // Runs the built `modelstore`, `modelstore-import` and `modelstore-demo` executables on real stores.
         .testTarget(
             name: "ModelStoreCLITests",
             dependencies: [
-                "ModelStore", "ModelStoreCLI", "modelstore-import", "ModelStoreTestSupport",
+                "ModelStore", "ModelStoreCLI", "modelstore-import", "modelstore-demo", "ModelStoreTestSupport",
+                // The tool's own parser, to check that every command its messages advise parses.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption"])),
             ],
             swiftSettings: strictSettings

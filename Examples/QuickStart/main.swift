@@ -135,7 +135,13 @@ func run() async throws {
     try items.deleteFromDisk()
     try store.deleteFromDisk()
     try await ModelStore.deleteDatabase(named: "policies")
-    print("deleted the demo's databases; \(root.path) holds none of them now")
+    // The demo's own folder goes too if it is empty now (rmdir removes only an empty folder),
+    // so no empty program folder is left for `modelstore list` to suggest.
+    if rmdir(root.path) == 0 {
+        print("deleted the demo's databases and its folder \(root.path)")
+    } else {
+        print("deleted the demo's databases; \(root.path) holds none of them now")
+    }
 }
 
 /// How far the demo's clock runs ahead of the real one.
@@ -148,6 +154,7 @@ do {
     try await run()
 } catch {
     for name in demoNames { try? ModelStore.deleteDatabase(named: name) }
+    rmdir(ModelStore.defaultDirectory.path)  // only if empty: as the demo found it
     print("The demo failed: \(error)")
     exit(1)
 }

@@ -4,10 +4,10 @@ import Foundation
 import ModelStore
 import ModelStoreRedis
 
-// README.md:44 is not compiled: Package.swift excerpt
+// README.md:48 is not compiled: Package.swift excerpt
 
-// README.md:85
-#sourceLocation(file: "README.md", line: 86)
+// README.md:89
+#sourceLocation(file: "README.md", line: 90)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -16,9 +16,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:93
-    func readmeLine93() throws {
-#sourceLocation(file: "README.md", line: 94)
+    /// README.md:97
+    func readmeLine97() throws {
+#sourceLocation(file: "README.md", line: 98)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -31,9 +31,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:103
-    func readmeLine103() throws {
-#sourceLocation(file: "README.md", line: 104)
+    /// README.md:107
+    func readmeLine107() throws {
+#sourceLocation(file: "README.md", line: 108)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -51,9 +51,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:175
-    func readmeLine175() throws {
-#sourceLocation(file: "README.md", line: 176)
+    /// README.md:179
+    func readmeLine179() throws {
+#sourceLocation(file: "README.md", line: 180)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -62,9 +62,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:183
-    func readmeLine183() throws {
-#sourceLocation(file: "README.md", line: 184)
+    /// README.md:187
+    func readmeLine187() throws {
+#sourceLocation(file: "README.md", line: 188)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -86,9 +86,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:238
-    func readmeLine238() throws {
-#sourceLocation(file: "README.md", line: 239)
+    /// README.md:242
+    func readmeLine242() throws {
+#sourceLocation(file: "README.md", line: 243)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -101,9 +101,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:257
-    func readmeLine257() async throws {
-#sourceLocation(file: "README.md", line: 258)
+    /// README.md:261
+    func readmeLine261() async throws {
+#sourceLocation(file: "README.md", line: 262)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -114,9 +114,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:281
-    func readmeLine281() throws {
-#sourceLocation(file: "README.md", line: 282)
+    /// README.md:285
+    func readmeLine285() throws {
+#sourceLocation(file: "README.md", line: 286)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -127,9 +127,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:298
-    func readmeLine298() async throws {
-#sourceLocation(file: "README.md", line: 299)
+    /// README.md:302
+    func readmeLine302() async throws {
+#sourceLocation(file: "README.md", line: 303)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -138,9 +138,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:309
-    func readmeLine309() throws {
-#sourceLocation(file: "README.md", line: 310)
+    /// README.md:313
+    func readmeLine313() throws {
+#sourceLocation(file: "README.md", line: 314)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -153,18 +153,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:331
-    func readmeLine331() throws {
-#sourceLocation(file: "README.md", line: 332)
+    /// README.md:335
+    func readmeLine335() throws {
+#sourceLocation(file: "README.md", line: 336)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:359
-    func readmeLine359() async throws {
-#sourceLocation(file: "README.md", line: 360)
+    /// README.md:363
+    func readmeLine363() async throws {
+#sourceLocation(file: "README.md", line: 364)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -176,9 +176,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:383
-    func readmeLine383() async throws {
-#sourceLocation(file: "README.md", line: 384)
+    /// README.md:387
+    func readmeLine387() async throws {
+#sourceLocation(file: "README.md", line: 388)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -201,9 +201,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:426
-    func readmeLine426() async throws {
-#sourceLocation(file: "README.md", line: 427)
+    /// README.md:430
+    func readmeLine430() async throws {
+#sourceLocation(file: "README.md", line: 431)
         let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
             .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
         }
@@ -213,9 +213,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:453
-    func readmeLine453() throws {
-#sourceLocation(file: "README.md", line: 454)
+    /// README.md:457
+    func readmeLine457() throws {
+#sourceLocation(file: "README.md", line: 458)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -225,9 +225,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:475
-    func readmeLine475() async throws {
-#sourceLocation(file: "README.md", line: 476)
+    /// README.md:479
+    func readmeLine479() async throws {
+#sourceLocation(file: "README.md", line: 480)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -240,9 +240,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:495
-    func readmeLine495() throws {
-#sourceLocation(file: "README.md", line: 496)
+    /// README.md:499
+    func readmeLine499() throws {
+#sourceLocation(file: "README.md", line: 500)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -259,8 +259,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:544
-#sourceLocation(file: "README.md", line: 545)
+// README.md:548
+#sourceLocation(file: "README.md", line: 549)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -268,9 +268,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:551
-    func readmeLine551() throws {
-#sourceLocation(file: "README.md", line: 552)
+    /// README.md:555
+    func readmeLine555() throws {
+#sourceLocation(file: "README.md", line: 556)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -284,14 +284,14 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:582
-    func readmeLine582() throws {
-#sourceLocation(file: "README.md", line: 583)
+    /// README.md:586
+    func readmeLine586() throws {
+#sourceLocation(file: "README.md", line: 587)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
         }
-        print(report)   // "120000 records, 49.8 MB in 0.61 s to /backups/userdb-monday"
+        print(report)   // "120000 records and 1 entry of ModelStore's own, 49.8 MB in 0.61 s to /backups/userdb-monday"
 
         try ModelStore.restore(from: backupURL, named: "userdb-restored")
         try ModelStore.restore(from: backupURL, named: "userdb", replacingExisting: true)
@@ -299,10 +299,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:632 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:641 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:702
-#sourceLocation(file: "README.md", line: 703)
+// README.md:711
+#sourceLocation(file: "README.md", line: 712)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +311,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:710
-    func readmeLine710() throws {
-#sourceLocation(file: "README.md", line: 711)
+    /// README.md:719
+    func readmeLine719() throws {
+#sourceLocation(file: "README.md", line: 720)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +332,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:797
-    func readmeLine797() throws {
-#sourceLocation(file: "README.md", line: 798)
+    /// README.md:810
+    func readmeLine810() throws {
+#sourceLocation(file: "README.md", line: 811)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +347,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1296 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1313 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1322 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1340 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1358 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1376 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1395 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1413 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1419 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1438 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1490
-    func readmeLine1490() throws {
-#sourceLocation(file: "README.md", line: 1491)
+    /// README.md:1509
+    func readmeLine1509() throws {
+#sourceLocation(file: "README.md", line: 1510)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1305
-    func readmeLine1305() async throws {
-#sourceLocation(file: "README.md", line: 1306)
+    /// README.md:1340
+    func readmeLine1340() async throws {
+#sourceLocation(file: "README.md", line: 1341)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1341
-    func readmeLine1341() async throws {
-#sourceLocation(file: "README.md", line: 1342)
+    /// README.md:1376
+    func readmeLine1376() async throws {
+#sourceLocation(file: "README.md", line: 1377)
 
 
 

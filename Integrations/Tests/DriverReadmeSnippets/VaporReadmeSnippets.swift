@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1402
-    func readmeLine1402() async throws {
-#sourceLocation(file: "README.md", line: 1403)
+    /// README.md:1438
+    func readmeLine1438() async throws {
+#sourceLocation(file: "README.md", line: 1439)
 
 
 

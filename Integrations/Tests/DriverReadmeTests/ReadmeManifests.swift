@@ -4,7 +4,7 @@
 enum ReadmeManifests {
     static let all: [(line: Int, driver: String, text: String)] = [
         (
-            line: 1279, driver: "Hummingbird",
+            line: 1313, driver: "Hummingbird",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription
@@ -13,7 +13,8 @@ enum ReadmeManifests {
                 name: "MyApp",
                 platforms: [.macOS(.v14)],
                 dependencies: [
-                    .package(url: "https://github.com/<owner>/ModelStore", from: "1.0.0", traits: ["Hummingbird"]),
+                    .package(path: "../ModelStore", traits: ["Hummingbird"]),
+                    // or: .package(url: "https://github.com/<owner>/ModelStore", from: "1.0.0", traits: ["Hummingbird"]),
                     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
                     .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
                 ],
@@ -29,7 +30,7 @@ enum ReadmeManifests {
             """#
         ),
         (
-            line: 1378, driver: "Vapor",
+            line: 1413, driver: "Vapor",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription
@@ -38,7 +39,8 @@ enum ReadmeManifests {
                 name: "MyApp",
                 platforms: [.macOS(.v13)],
                 dependencies: [
-                    .package(url: "https://github.com/<owner>/ModelStore", from: "1.0.0", traits: ["Vapor"]),
+                    .package(path: "../ModelStore", traits: ["Vapor"]),   // a clone next to the app, as above
+                    // or: .package(url: "https://github.com/<owner>/ModelStore", from: "1.0.0", traits: ["Vapor"]),
                     .package(url: "https://github.com/vapor/vapor", from: "4.122.3"),
                 ],
                 targets: [

@@ -35,7 +35,7 @@ enum DatabaseBackup {
         let staged = try StagedDatabase(in: parent)
         defer { staged.finish() }
 
-        var copied = BackupProgress(records: 0, bytes: 0, estimatedTotalBytes: estimate)
+        var copied = BackupProgress(estimatedTotalBytes: estimate)
         do {
             var options = database.options
             // One large memtable: the copy arrives in key order, and fewer flushes mean fewer
@@ -51,16 +51,17 @@ enum DatabaseBackup {
             let batch = LevelDBWriteBatch()
             while true {
                 var batchBytes = 0
+                var systemEntries = 0
                 let (seen, _) = try iterator.scanForward(limit: chunkSize) { key, value in
                     batch.put(key: key, value: value)
                     batchBytes += key.count + value.count
+                    if key.first == KeySpace.systemMarker { systemEntries += 1 }
                     return true
                 }
                 if seen > 0 {
                     try copy.write(batch, sync: false)
                     batch.clear()
-                    copied.records += seen
-                    copied.bytes += UInt64(batchBytes)
+                    copied.add(records: seen - systemEntries, systemEntries: systemEntries, bytes: UInt64(batchBytes))
                     progress(copied)
                 }
                 if seen < chunkSize { break }
@@ -85,8 +86,8 @@ enum DatabaseBackup {
         CrashPoint.stagingFilled.reached()
         guard try staged.install(at: target) else { throw .alreadyExists(path: target) }
         return BackupReport(
-            url: URL(fileURLWithPath: target, isDirectory: true), records: copied.records, bytes: copied.bytes,
-            duration: clock.now - started)
+            url: URL(fileURLWithPath: target, isDirectory: true), records: copied.records,
+            systemEntries: copied.systemEntries, bytes: copied.bytes, duration: clock.now - started)
     }
 
     /// The canonical folder that will hold `url` (created if missing) and the name in it, which

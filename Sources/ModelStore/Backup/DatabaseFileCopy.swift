@@ -89,11 +89,15 @@ enum DatabaseFileCopy {
         for (journal, work) in [(RepairJournal.journalName, "repair"), (DatabaseResetter.journalName, "reset")] {
             var info = stat()
             guard lstat(source + "/" + journal, &info) == 0 else { continue }
+            // The command, not the API call, as the private copy's refusal says it: the tool
+            // quotes this message as it is, and the description adds the API's advice.
+            let (root, name) = ToolCommand.split(source)
+            let repair = ToolCommand("repair", [name], options: [.init("root", root)])
             throw .corrupted(
                 path: source,
                 message: "an interrupted \(work) is pending (\(journal)), so its files alone do not show what the "
-                    + "database holds; finish it with ModelStore.repair(named:in:), `modelstore repair`, or by opening "
-                    + "the database in its program, then copy it")
+                    + "database holds; finish it with `\(repair)` or by opening the database in its program, then "
+                    + "copy it")
         }
     }
 

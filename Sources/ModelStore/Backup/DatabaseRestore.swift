@@ -35,9 +35,9 @@ enum DatabaseRestore {
 
         let staged = try StagedDatabase(in: root)
         defer { staged.finish() }
-        var verified = BackupProgress(records: 0, bytes: 0, estimatedTotalBytes: nil)
+        var verified = BackupProgress(estimatedTotalBytes: nil)
         _ = try DatabaseFileCopy.copy(from: sourcePath, to: staged.path, linkingTables: false) { bytes in
-            verified.estimatedTotalBytes = bytes
+            verified.estimate(bytes)
         }
         try readBack(staged.path, source: sourcePath, progress: &verified, report: progress)
         try staged.sync()
@@ -62,8 +62,8 @@ enum DatabaseRestore {
             }
         }
         return BackupReport(
-            url: URL(fileURLWithPath: target, isDirectory: true), records: verified.records, bytes: verified.bytes,
-            duration: clock.now - started)
+            url: URL(fileURLWithPath: target, isDirectory: true), records: verified.records,
+            systemEntries: verified.systemEntries, bytes: verified.bytes, duration: clock.now - started)
     }
 
     /// Refuses a target that is not ours, or a database when not replacing it.
@@ -92,10 +92,14 @@ enum DatabaseRestore {
             try iterator.seekToFirst()
             while true {
                 var bytes = 0
+                var systemEntries = 0
                 let (seen, _) = try iterator.scanForward(limit: DatabaseBackup.chunkSize) { key, value in
                     bytes += key.count + value.count
                     // ModelStore's own entries (0xFF…) are not records and have no envelope.
-                    guard key.first != KeySpace.systemMarker else { return true }
+                    guard key.first != KeySpace.systemMarker else {
+                        systemEntries += 1
+                        return true
+                    }
                     if let header = RecordHeader(parsing: value), header.checksumMatches(value: value, key: key) {
                         return true
                     }
@@ -103,8 +107,7 @@ enum DatabaseRestore {
                     if firstDamaged == nil, let (_, name) = KeySpace.split(key) { firstDamaged = name }
                     return true
                 }
-                progress.records += seen
-                progress.bytes += UInt64(bytes)
+                progress.add(records: seen - systemEntries, systemEntries: systemEntries, bytes: UInt64(bytes))
                 report(progress)
                 if seen < DatabaseBackup.chunkSize { break }
             }

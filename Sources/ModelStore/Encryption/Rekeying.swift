@@ -55,8 +55,8 @@ enum Rekeying {
             guard DatabaseRegistry.shared.isSoleLease(database) else {
                 throw ModelStoreError.locked(
                     path: database.path,
-                    message: "a store of it is open in this process; close every store, snapshot and enumeration of "
-                        + "it before re-keying")
+                    message: ModelStoreError.openInThisProcessReason + "; close every store, snapshot and "
+                        + "enumeration of it before re-keying")
             }
             let path = database.path
             let marker = try database.run { engine in try EncryptionMarker.read(from: engine, path: path) }

@@ -21,6 +21,17 @@ extension IndexValue {
     /// The kind bytes, in the order kinds sort.
     enum Kind: UInt8 {
         case bool = 0x01, int = 0x02, double = 0x03, date = 0x04, string = 0x05
+
+        /// The kind as the `modelstore` tool names it (its `query --type`).
+        var name: String {
+            switch self {
+            case .bool: "bool"
+            case .int: "int"
+            case .double: "double"
+            case .date: "date"
+            case .string: "string"
+            }
+        }
     }
 
     /// `value` as an index stores it: one zero and one NaN.

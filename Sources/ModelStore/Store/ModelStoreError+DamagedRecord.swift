@@ -1,3 +1,5 @@
+import Foundation
+
 // MARK: - One damaged record in a healthy database
 //
 // A record whose bytes fail its own checksum is one damaged record, not a damaged database:
@@ -41,9 +43,28 @@ extension ModelStoreError {
         return .corrupted(
             path: path,
             message: damagedRecordPrefix + "\(abbreviated(key))\(place) \(clause(reason)). Only this record is "
-                + "affected, and repairing the database does not change it. A cursor that threw this goes on after "
+                + "affected, and repairing the database does not change it." + apiAdviceStart + " goes on after "
                 + "it when next() is called again. To get rid of it, write the key again, or remove it with "
                 + "\(removal)\(shell)")
+    }
+
+    /// Where the advice for the API's callers starts in a damaged record's message.
+    private static let apiAdviceStart = " A cursor that threw this"
+    /// Where the shell command starts in the advice.
+    private static let shellAdviceStart = ", or run `"
+
+    /// A damaged record's `message` (of ``damagedRecord(path:key:collection:reason:)``) for a
+    /// person at a shell: what is wrong, then only the `modelstore` command that removes the record
+    /// (the API's calls are of no use there). As a clause, without a final period.
+    @_spi(Inspection)
+    public static func toolAdvice(forDamagedRecord message: String) -> String {
+        guard let advice = message.range(of: apiAdviceStart) else { return clause(message) }
+        let what = String(message[..<advice.lowerBound])
+        guard let shell = message.range(of: shellAdviceStart, range: advice.upperBound..<message.endIndex) else {
+            return what + " Its key or collection name holds a NUL byte, which no command line can pass: remove it "
+                + "through the program that wrote it"
+        }
+        return what + " To get rid of it, run `" + clause(String(message[shell.upperBound...]))
     }
 
     /// ``damagedRecord(path:key:collection:reason:)`` for a record that fails its checksum, as
@@ -62,7 +83,8 @@ extension ModelStoreError {
     }
 
     /// Whether a `corrupted` message is about one damaged record rather than the database.
-    static func isAboutOneRecord(_ message: String) -> Bool {
+    @_spi(Inspection)
+    public static func isAboutOneRecord(_ message: String) -> Bool {
         message.hasPrefix(damagedRecordPrefix)
     }
 }

@@ -159,6 +159,10 @@ extension ModelStoreError: CustomStringConvertible {
             // The reason names the valid values: they differ between a policy, a record's
             // lifetime, the sweep interval and the limits.
             return "Invalid setting: \(Self.clause(reason))."
+        case let .locked(path, message) where message.hasPrefix(Self.openInThisProcessReason):
+            // Work that needs the database alone (a re-keying) and found a store of this process on it.
+            return "The database at \(path) is open in this process (\(Self.clause(message))), so nothing was "
+                + "changed. Close them, then try again."
         case let .locked(path, message):
             return "The database at \(path) is in use by another process (\(Self.clause(message))). "
                 + "Close it there first, or open a different database."
@@ -240,6 +244,11 @@ extension ModelStoreError: CustomStringConvertible {
         }
     }
 
+    /// How the message of a ``locked(path:message:)`` starts when this process, not another,
+    /// holds the database that work needing it alone (a re-keying) was refused.
+    @_spi(Inspection)
+    public static let openInThisProcessReason = "a store of it is open in this process"
+
     /// The failure in a few words, without advice, for a later error that quotes it
     /// (``writesDisabled(path:message:)``): quoting the whole description would repeat its advice.
     var failureSummary: String {
@@ -255,7 +264,8 @@ extension ModelStoreError: CustomStringConvertible {
     /// `text` as a clause to embed in a sentence: without surrounding spaces or a final period,
     /// which Foundation's and LevelDB's messages often end with, so that the sentence built
     /// around it never ends in "..".
-    static func clause(_ text: String) -> String {
+    @_spi(Inspection)
+    public static func clause(_ text: String) -> String {
         var clause = Substring(text)
         while let last = clause.last, last == "." || last.isWhitespace {
             clause = clause.dropLast()
@@ -267,12 +277,14 @@ extension ModelStoreError: CustomStringConvertible {
     }
 
     /// A collection as messages name it: the store's own keys for nil.
-    static func place(_ collection: String?) -> String {
+    @_spi(Inspection)
+    public static func place(_ collection: String?) -> String {
         collection.map { "the collection " + abbreviated($0) } ?? "the store's own keys"
     }
 
     /// Keeps messages readable when a key is huge or binary.
-    static func abbreviated(_ key: String) -> String {
+    @_spi(Inspection)
+    public static func abbreviated(_ key: String) -> String {
         let limit = 80
         if key.count <= limit { return key.debugDescription }
         return String(key.prefix(limit)).debugDescription + "… (\(key.utf8.count) bytes)"

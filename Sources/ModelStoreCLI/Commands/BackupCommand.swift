@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModelStore
+@_spi(Inspection) import ModelStore
 
 /// `modelstore backup NAME DEST`: writes a consistent copy of a database to a new folder.
 struct BackupCommand: ParsableCommand {
@@ -29,7 +29,15 @@ struct BackupCommand: ParsableCommand {
         defer { try? store.close() }
         let target = URL(fileURLWithPath: destination, isDirectory: true)
         let progress = TransferProgress("Backing up \(name)")
-        let report = try store.backup(to: target) { progress.update($0) }
+        let report: BackupReport
+        do {
+            report = try store.backup(to: target) { progress.update($0) }
+        } catch ModelStoreError.alreadyExists(let path) {
+            throw CommandFailure(
+                status: .failure,
+                message: "\(path) already exists, so nothing was written over it: a backup goes to a new folder. "
+                    + "Give a DEST that does not exist.")
+        }
         progress.finish()
         print("Backed up \(name): \(report)")
     }
@@ -60,13 +68,44 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var root: RootOptions
 
     func run() throws {
+        try requireBackup()
         let progress = TransferProgress("Restoring \(name)")
-        let report = try ModelStore.restore(
-            from: URL(fileURLWithPath: source, isDirectory: true), named: name, in: root.storeRoot.url,
-            replacingExisting: replace
-        ) { progress.update($0) }
+        let report: BackupReport
+        do {
+            report = try ModelStore.restore(
+                from: URL(fileURLWithPath: source, isDirectory: true), named: name, in: root.storeRoot.url,
+                replacingExisting: replace
+            ) { progress.update($0) }
+        } catch ModelStoreError.alreadyExists {
+            let command = ToolCommand(
+                "restore", [source, name], options: [.init("replace", nil), .init("root", root.storeRoot.path)])
+            throw CommandFailure(
+                status: .failure,
+                message: "a database named \(name.debugDescription) already exists under \(root.storeRoot.path), so "
+                    + "nothing was changed. To replace it with the backup, pass --replace: `\(command)`.")
+        }
         progress.finish()
         print("Restored \(name): \(report)")
+    }
+
+    /// Fails, with ``ExitStatus/notFound``, unless SRC is a ModelStore database folder: the
+    /// library's refusal of anything else speaks of a folder it leaves untouched, which fits a
+    /// name to restore onto, not a backup that is missing.
+    private func requireBackup() throws {
+        let url = URL(fileURLWithPath: source, isDirectory: true)
+        let folder = StoreRoot(url: url.deletingLastPathComponent())
+        switch folder.lookUp(url.lastPathComponent) {
+        case .database, .invalidName:
+            return  // the library says what is wrong with a name no backup can have
+        case .missing:
+            throw CommandFailure(
+                status: .notFound, message: "no folder at \(url.path), so there is nothing to restore. Give the folder "
+                    + "a backup was written to.")
+        case .notADatabase(let what):
+            throw CommandFailure(
+                status: .notFound, message: "\(url.path) is not a ModelStore database (it is \(what)), so there is "
+                    + "nothing to restore from it. Give the folder a backup was written to.")
+        }
     }
 }
 

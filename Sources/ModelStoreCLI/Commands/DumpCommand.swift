@@ -89,7 +89,8 @@ struct DumpCommand: ParsableCommand {
                 // One damaged record (`corrupted` naming it, with the command that removes it).
                 guard case .corrupted = error else { throw error }
                 undecodable += 1
-                let message = PrivateCopies.unmask(error.description)  // the database's path, not the copy's
+                // In the tool's words, naming the database's path, not the copy's.
+                let message = PrivateCopies.unmask(CommandFailure.message(for: error))
                 out.line(bytes: try encoder.encode(UndecodableRecordReport(key: key, error: message)))
             }
             written += 1

@@ -102,10 +102,12 @@ struct ListCommand: ParsableCommand {
                 name: name, records: counts.total, live: counts.live, policy: counter.policy, bytesOnDisk: bytes,
                 status: "ok", error: nil)
         } catch let error as ModelStoreError {
+            // The tool's words, naming the database rather than the private copy read.
+            let message = PrivateCopies.unmask(CommandFailure.message(for: error))
             if case .locked = error {
-                return Row(name: name, records: nil, bytesOnDisk: bytes, status: "locked", error: error.description)
+                return Row(name: name, records: nil, bytesOnDisk: bytes, status: "locked", error: message)
             }
-            return Row(name: name, records: nil, bytesOnDisk: bytes, status: "error", error: error.description)
+            return Row(name: name, records: nil, bytesOnDisk: bytes, status: "error", error: message)
         } catch {
             return Row(name: name, records: nil, bytesOnDisk: bytes, status: "error", error: "\(error)")
         }

@@ -7,7 +7,7 @@ struct ModelStoreCommand: ParsableCommand {
         commandName: "modelstore",
         abstract: "Inspect and maintain ModelStore databases.",
         discussion: """
-            Exit codes: 0 success, 1 failure, 2 usage error, 3 database or key not found, \
+            Exit codes: 0 success, 1 failure, 2 usage error, 3 database, key, index or backup not found, \
             4 database in use by another process (commands that change it; the read-only ones \
             read a private copy of a database in use, and say so).
             """,

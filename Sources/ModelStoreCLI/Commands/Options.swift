@@ -36,19 +36,23 @@ struct RootOptions: ParsableArguments {
         guard root == nil else { return }
         let folder = Self.programsFolder.path
         let entries = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        // Only folders that hold a database: a program whose databases are all deleted (the
+        // quick-start demo's, say) can leave its folder behind, and there is nothing to list in it.
         let programs = entries.filter { entry in
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: folder + "/" + entry, isDirectory: &isDirectory)
-                && isDirectory.boolValue
-                && !FileManager.default.fileExists(atPath: folder + "/" + entry + "/" + StoreRoot.markerName)
+            let path = folder + "/" + entry
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+                !FileManager.default.fileExists(atPath: path + "/" + StoreRoot.markerName)
+            else { return false }
+            return !((try? StoreRoot(url: URL(fileURLWithPath: path, isDirectory: true)).databaseNames()) ?? []).isEmpty
         }
         var message = "--root is required. Each program keeps its databases in its own folder, "
             + "\(folder)/<program> by default."
         if let first = programs.first {
-            message += " Programs with folders there: \(programs.joined(separator: ", ")). "
+            message += " Programs with databases there: \(programs.joined(separator: ", ")). "
                 + "For example: `\(ToolCommand.list(root: folder + "/" + first))`"
         } else {
-            message += " No program has a folder there yet."
+            message += " No program has databases there yet."
         }
         if entries.contains(where: { StoreRoot(url: Self.programsFolder).isDatabase($0) }) {
             let command = ToolCommand.list(root: folder)

@@ -80,7 +80,10 @@ struct RepairCommand: ParsableCommand {
         for record in report.damagedRecords {
             let command = ToolCommand.remove(
                 databasePath: report.url.path, key: record.key, collection: record.collection)
-            let removal = command.canBeTyped ? "`\(command)`" : "its key holds a NUL byte: removeObject(forKey:)"
+            let removal =
+                command.canBeTyped
+                ? "`\(command)`"
+                : "its key holds a NUL byte, which no command line can pass: remove it through the program that wrote it"
             lines.append("  \(record): " + removal)
         }
         if count > report.damagedRecords.count {

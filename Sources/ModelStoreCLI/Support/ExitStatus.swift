@@ -45,13 +45,14 @@ struct CommandFailure: Error, CustomStringConvertible {
                 + "modelstore leaves it untouched. Run `\(ToolCommand.list(root: root))` to see the databases there.")
     }
 
-    /// Wraps any error: ModelStore's errors keep their advice and get the matching status.
+    /// Wraps any error: ModelStore's errors are said in the tool's words, with the matching
+    /// status (``init(storeError:)``).
     init(_ error: any Error) {
         switch error {
         case let failure as CommandFailure:
             self = failure
         case let error as ModelStoreError:
-            self.init(status: Self.status(for: error), message: error.description)
+            self.init(storeError: error)
         default:
             self.init(status: .failure, message: String(describing: error))
         }
@@ -60,14 +61,5 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(status: ExitStatus, message: String) {
         self.status = status
         self.message = message
-    }
-
-    private static func status(for error: ModelStoreError) -> ExitStatus {
-        switch error {
-        case .locked: return .locked
-        case .invalidName, .invalidKey, .invalidPolicy: return .usage
-        case .notAModelStore: return .notFound
-        default: return .failure
-        }
     }
 }

@@ -14,13 +14,17 @@ import Darwin
 enum AdviceRunner {
     /// Every `` `modelstore …` `` command quoted in `text`, in order.
     static func commands(in text: String) -> [String] {
+        backticked(in: text).filter { $0.hasPrefix("modelstore ") }
+    }
+
+    /// Everything quoted in backticks in `text`, in order.
+    static func backticked(in text: String) -> [String] {
         var found: [String] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "`") {
             let after = rest[rest.index(after: open)...]
             guard let close = after.firstIndex(of: "`") else { break }
-            let quoted = String(after[..<close])
-            if quoted.hasPrefix("modelstore ") { found.append(quoted) }
+            found.append(String(after[..<close]))
             rest = after[after.index(after: close)...]
         }
         return found

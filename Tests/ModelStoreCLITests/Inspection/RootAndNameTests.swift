@@ -31,6 +31,28 @@ import ModelStoreTestSupport
         #expect(listed.lines.contains { $0.hasPrefix("books ") }, "\(listed.stdout)")
     }
 
+    @Test func withoutRootOnlyProgramsWithDatabasesAreSuggested() throws {
+        // An empty folder (a program that deleted its databases), a folder with a database, and
+        // a folder holding only something else.
+        let caches = StoreFixture().root
+        let programs = caches.appendingPathComponent("ModelStore", isDirectory: true)
+        for name in ["modelstore-demo", "kept", "other"] {
+            try FileManager.default.createDirectory(
+                at: programs.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        try Data("notes".utf8).write(to: programs.appendingPathComponent("other/notes.txt"))
+        var configuration = ModelStore.Configuration()
+        configuration.directory = programs.appendingPathComponent("kept")
+        try ModelStore(name: "books", policy: .never, configuration: configuration).close()
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CACHE_HOME"] = caches.path
+        let result = try ChildProcess.run(try ChildProcess.executable(named: "modelstore"), ["list"], environment: environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("Programs with databases there: kept."), "\(result.stderr)")
+        #expect(!result.stderr.contains("modelstore-demo") && !result.stderr.contains("other"), "\(result.stderr)")
+    }
+
     @Test func canonicallyEquivalentNamesAreListedAndReadAsTwoDatabases() throws {
         let fixture = StoreFixture()
         let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")

@@ -36,6 +36,66 @@ struct ReadmeTests {
         }
     }
 
+    @Test("The README's table of errors has a row for every case of ModelStoreError")
+    func errorsTableNamesEveryCase() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Errors\n").dropFirst().first)
+            .components(separatedBy: "\n## ").first ?? ""
+        let cases = try ModelStoreErrorCases.declaredNames()
+        #expect(cases.count > 20)
+        for name in cases {
+            #expect(section.contains("\n| `\(name)` |"), "README's Errors table has no row for `\(name)`")
+        }
+    }
+
+    /// The README's section that starts with the heading `heading`, up to the next heading of
+    /// its level or above.
+    static func section(_ heading: String, in readme: String) throws -> String {
+        let level = String(heading.prefix { $0 == "#" })
+        let rest = try #require(readme.components(separatedBy: "\n" + heading + "\n").dropFirst().first)
+        let ends = (1...level.count).map { "\n" + String(repeating: "#", count: $0) + " " }
+        return ends.reduce(rest) { $0.components(separatedBy: $1).first ?? $0 }
+    }
+
+    @Test("The Quick start shows make demo, make test and make test-quick, each a target of the Makefile")
+    func quickStartNamesTheMakeTargets() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
+        let quickStart = try Self.section("## Quick start", in: readme)
+        let targets = quickStart.split(separator: "\n").filter { $0.hasPrefix("make ") }
+            .compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+        #expect(targets == ["demo", "test", "test-quick"])
+        for target in targets {
+            #expect(makefile.contains("\n\(target):"), "the Makefile has no target \(target)")
+        }
+        // Its prose says what make test-quick leaves out and how long it takes.
+        #expect(quickStart.contains("`make test-quick` runs the tests of `make test` less those marked long"))
+    }
+
+    @Test("The driver manifests depend on a clone of this repository by path, and show the URL form as the alternative")
+    func driverManifestsDependOnAClone() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for driver in ["Hummingbird", "Vapor"] {
+            let after = try #require(readme.components(separatedBy: "<!-- snippet: driver \(driver) manifest -->").dropFirst().first)
+            let manifest = after.components(separatedBy: "\n```\n").first ?? ""
+            let dependencies = manifest.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(dependencies.contains { $0.hasPrefix(".package(path: \"../ModelStore\", traits: [\"\(driver)\"])") })
+            #expect(dependencies.contains { $0.hasPrefix("// or: .package(url: ") && $0.contains("/ModelStore\"") })
+            #expect(!dependencies.contains { $0.hasPrefix(".package(url: ") && $0.contains("/ModelStore\"") })
+        }
+    }
+
+    @Test("The Encryption section says in its prose that the app adds swift-crypto's Crypto product for SymmetricKey")
+    func encryptionNamesTheCryptoProduct() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try Self.section("### Encryption at rest", in: readme)
+        // The prose: what lies outside the code blocks.
+        let prose = section.components(separatedBy: "```").enumerated().filter { $0.offset % 2 == 0 }
+            .map(\.element).joined()
+        #expect(prose.contains("`SymmetricKey`"))
+        #expect(prose.contains(#"`.product(name: "Crypto", package: "swift-crypto")`"#))
+    }
+
     @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
     func snippetsAreUpToDate() throws {
         let script = Self.root.appendingPathComponent("scripts/extract-readme-snippets")

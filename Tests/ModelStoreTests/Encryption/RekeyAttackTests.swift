@@ -48,6 +48,23 @@ struct RekeyAttackTests {
         #expect(try reopened.database.run { try EncryptionMarker.read(from: $0, path: "") } == nil)
     }
 
+    @Test("A database a store of this process has open is refused with locked, saying so, not naming another process")
+    func openInThisProcess() throws {
+        let fixture = Fixture()
+        let store = try Sealing.open(fixture, key: nil)
+        defer { try? store.close() }
+        try store.set(1, forKey: "one")
+        do {
+            try ModelStore.rekey(named: "db", in: fixture.directory.url, from: nil, to: Sealing.first)
+            Issue.record("re-keyed a database open in this process")
+        } catch let error as ModelStoreError {
+            guard case .locked = error else { throw error }
+            #expect(error.description.contains("is open in this process"), "\(error)")
+            #expect(!error.description.contains("another process"), "\(error)")
+        }
+        #expect(try store.object(Int.self, forKey: "one") == 1)
+    }
+
     @Test("While a re-keying is under way, any other pair of keys is refused and changes nothing")
     func otherKeysWhileUnderWay() throws {
         let fixture = Fixture()
