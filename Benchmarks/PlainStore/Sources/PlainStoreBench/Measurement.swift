@@ -13,15 +13,13 @@ struct BenchFailure: Error, CustomStringConvertible {
 }
 
 /// Times `body`: CPU and wall time per operation, in µs (`scale` 1e3: ns).
-///
-/// The one function every timed region runs in, so that callgrind can count it alone:
-/// `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measuredRegion*'`.
-@inline(never)
 func measuredRegion(_ operations: Int, scale: Double = 1, _ body: () throws -> Void) throws -> Timing {
     let cpuStart = processCPUSeconds()
     let clock = ContinuousClock()
     let start = clock.now
+    regionStarts()
     try body()
+    regionEnds()
     let elapsed = clock.now - start
     let cpu = processCPUSeconds() - cpuStart
     let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -35,11 +33,43 @@ func measuredRegionAsync(_ operations: Int, _ body: () async throws -> Void) asy
     let cpuStart = processCPUSeconds()
     let clock = ContinuousClock()
     let start = clock.now
+    regionStarts()
     try await body()
+    regionEnds()
     let elapsed = clock.now - start
     let cpu = processCPUSeconds() - cpuStart
     let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     return Timing(cpu: cpu * 1e6 / Double(operations), wall: wall * 1e6 / Double(operations))
+}
+
+/// Called as a timed region starts and as it ends, so that callgrind can count the region alone,
+/// every thread's instructions in it (run with `--only` one workload and one repetition):
+/// `valgrind --tool=callgrind --zero-before=plain_store_bench_region_starts
+/// --dump-before=plain_store_bench_region_ends` writes the region's counts to the `.1` file.
+@inline(never)
+@_silgen_name("plain_store_bench_region_starts")
+func regionStarts() { blackHole(0) }
+
+@inline(never)
+@_silgen_name("plain_store_bench_region_ends")
+func regionEnds() { blackHole(1) }
+
+/// Runs `body` in a task and waits for it. The executable's `main` is synchronous: Valgrind 3.19
+/// stops with an internal error on an `async` main (its thread parks in `dispatch_main`).
+func waitFor<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) throws -> Result {
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Outcome<Result>()
+    Task.detached {
+        do { outcome.value = .success(try await body()) } catch { outcome.value = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.value!.get()
+}
+
+private final class Outcome<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: written by the task before it signals, read after the wait.
+    var value: Result<Value, any Error>?
 }
 
 /// User plus system CPU seconds used so far by every thread of the process.

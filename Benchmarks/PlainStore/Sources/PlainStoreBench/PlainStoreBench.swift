@@ -18,7 +18,7 @@ enum PlainStoreBench {
         wall time; µs, except ns for the hits. Workload ids:
         """
 
-    static func main() async {
+    static func main() {
         do {
             var records = 100_000
             var repetitions = 3
@@ -51,11 +51,11 @@ enum PlainStoreBench {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { if workdir == nil { try? FileManager.default.removeItem(atPath: directory) } }
 
-            let selected: @Sendable (String) -> Bool = { [only] id in only?.contains(id) ?? true }
+            let selected = { (id: String) in only?.contains(id) ?? true }
             var samples: [String: [Timing]] = [:]
             for repetition in 0..<repetitions {
                 let place = directory + "/\(repetition)"
-                for (id, timing) in try await PlainStoreWorkloads.run(records: records, directory: place, selected: selected) {
+                for (id, timing) in try PlainStoreWorkloads.run(records: records, directory: place, selected: selected) {
                     samples[id, default: []].append(timing)
                 }
                 try CacheHitWorkloads.run(hits: hits, directory: place, selected: selected) {

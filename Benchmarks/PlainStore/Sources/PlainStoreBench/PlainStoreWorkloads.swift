@@ -43,8 +43,8 @@ enum PlainStoreWorkloads {
     /// Runs the selected workloads of every codec once, under `directory`; returns a sample (µs
     /// per operation) for each.
     static func run(
-        records: Int, directory: String, selected: @Sendable (String) -> Bool
-    ) async throws -> [(String, Timing)] {
+        records: Int, directory: String, selected: (String) -> Bool
+    ) throws -> [(String, Timing)] {
         var samples: [(String, Timing)] = []
         func record(_ id: String, _ timing: Timing) { samples.append((id, timing)) }
         let corpus = ProfileCorpus(count: records)
@@ -85,11 +85,13 @@ enum PlainStoreWorkloads {
             }
             if wanted("import") || wanted("get") || wanted("scan") {
                 let store = try open("imported")
-                let importing = try await measuredRegionAsync(records) {
-                    try await store.importObjects(corpus.lazyProfiles, key: { ProfileCorpus.key($0.id) }, batchSize: 1_000)
+                let importing = try waitFor {
+                    try await measuredRegionAsync(records) {
+                        try await store.importObjects(corpus.lazyProfiles, key: { ProfileCorpus.key($0.id) }, batchSize: 1_000)
+                    }
                 }
                 if wanted("import") { record("import-\(codec.id)", importing) }
-                try store.compact()
+                if wanted("get") || wanted("scan") { try store.compact() }
                 if wanted("get") {
                     var random = SplitMix64(seed: 0xBEEF)
                     for _ in 0..<10_000 {
