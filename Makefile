@@ -11,7 +11,7 @@ QUIET_SWIFT = SWIFT=$(SWIFT) $(CURDIR)/scripts/quiet-swift
 TRAITS ?= Encryption
 TRAIT_FLAGS = $(if $(TRAITS),--traits $(TRAITS),)
 
-.PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency
+.PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency bench-compare
 
 dependencies:
 	@./scripts/install-dependencies
@@ -86,6 +86,13 @@ bench-concurrency: dependencies
 # local hit with and without a RedisTier, and three nodes' throughput and upstream fetches.
 bench-fleet: dependencies
 	cd Benchmarks && $(QUIET_SWIFT) run -c release modelstore-bench fleet
+
+# A plain store built from BASE against one built from this checkout (Benchmarks/PlainStore),
+# run alternately: `make bench-compare BASE=2bd6e82`. ROUNDS, REPETITIONS, RECORDS, HITS, ONLY
+# and BASE_WORKTREE pass through (scripts/bench-compare says what they do).
+bench-compare: dependencies
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit>"; exit 2; }
+	./scripts/bench-compare $(BASE)
 
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
 # driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).

@@ -37,13 +37,23 @@ final class ObjectCache: @unchecked Sendable {
     // copies it.
 
     struct Item {
-        var value: Any
+        /// The decoded model, in a box of its type.
+        var value: CachedModel
         var header: RecordHeader
         var byteCount: Int
         /// The record's metadata section, so an entry served from the cache still has it.
         var metadata: StoredMetadata?
         /// The record's tags, so an entry served from the cache still has them.
         var tags: [String]
+
+        /// The item of `value`, a model decoded as `Model` (its static type is what a hit asks for).
+        init<Model>(value: Model, header: RecordHeader, byteCount: Int, metadata: StoredMetadata?, tags: [String]) {
+            self.value = CachedModel(value)
+            self.header = header
+            self.byteCount = byteCount
+            self.metadata = metadata
+            self.tags = tags
+        }
     }
 
     /// One shard's entries. Lives in the shard's block, after its mutex.
@@ -58,7 +68,9 @@ final class ObjectCache: @unchecked Sendable {
 
         struct Slot {
             var key: ByteKey?
-            var item: Item?
+            /// The entry; ``Item/vacant`` in a free slot. Not optional, so that a hit reads the
+            /// parts it needs in place (an optional item was copied whole to be unwrapped).
+            var item: Item = .vacant
             /// Set by a hit, cleared by the eviction sweep passing over it.
             var referenced = false
         }
@@ -166,13 +178,28 @@ final class ObjectCache: @unchecked Sendable {
         return withShard(number) { $0.generation }
     }
 
+    /// Calls `body` with the header and the model cached for `key`, in place under its shard's
+    /// lock, and marks the entry read; does nothing if there is none. A hit copies only what it
+    /// takes (``lookup(_:in:)`` copies the whole item: the model, metadata, tags and header).
+    @inline(__always)
+    func withItem(_ key: String, in space: KeySpace = .default, _ body: (RecordHeader, CachedModel) -> Void) {
+        let key = ByteKey(key, in: space)
+        withShard(shardNumber(key)) { shard in
+            guard let slot = shard.index[key] else { return }
+            // Written only when clear, so repeated hits leave the line clean in other cores' caches.
+            if !shard.slots[slot].referenced { shard.slots[slot].referenced = true }
+            // Through a buffer pointer, whose subscript addresses the slot (the array's copied it).
+            shard.slots.withUnsafeBufferPointer { slots in body(slots[slot].item.header, slots[slot].item.value) }
+        }
+    }
+
     func lookup(_ key: String, in space: KeySpace = .default) -> Item? {
         let key = ByteKey(key, in: space)
         return withShard(shardNumber(key)) { shard in
             guard let slot = shard.index[key] else { return nil }
             // Written only when clear, so repeated hits leave the line clean in other cores' caches.
             if !shard.slots[slot].referenced { shard.slots[slot].referenced = true }
-            return shard.slots[slot].item
+            return shard.slots[slot].item as Item?
         }
     }
 
@@ -338,7 +365,48 @@ final class ObjectCache: @unchecked Sendable {
     }
 }
 
+/// A decoded model as the object cache keeps it: in a box of the model's own type, with that type.
+///
+/// A hit compares the type and reads the model out of the box; a model kept as `Any` went through
+/// the runtime's general cast on every hit (about a tenth of a hit's instructions), and it took
+/// conversions no hit needs: a model cached as one type is served only as that type, and a read
+/// as another decodes the record, as a read of a model that is not cached does.
+@usableFromInline
+struct CachedModel {
+    @usableFromInline let box: AnyObject
+    @usableFromInline let type: Any.Type
+
+    init<Model>(_ model: Model) {
+        box = ModelBox(model)
+        type = Model.self
+    }
+
+    /// The model, if it is a `Model`.
+    @inlinable
+    func model<Model>(of _: Model.Type) -> Model? {
+        guard type == Model.self else { return nil }
+        return unsafeDowncast(box, to: ModelBox<Model>.self).model
+    }
+}
+
+/// The box of a ``CachedModel``.
+@usableFromInline
+final class ModelBox<Model> {
+    @usableFromInline let model: Model
+
+    init(_ model: Model) {
+        self.model = model
+    }
+}
+
 extension ObjectCache.Item {
+    /// What a free slot holds.
+    static var vacant: Self {
+        Self(
+            value: (), header: RecordHeader(storedAt: 0, expiresAt: nil, codec: .json), byteCount: 0, metadata: nil,
+            tags: [])
+    }
+
     /// What the cache keeps of `entry`, read from a record whose envelope is `header`.
     init<Value>(_ entry: ModelStore.Entry<Value>, header: RecordHeader) {
         self.init(

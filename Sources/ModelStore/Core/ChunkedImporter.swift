@@ -41,7 +41,12 @@ struct ChunkedImporter {
         self.sync = sync ?? scope.configuration.syncWrites
         self.progress = progress
         started = clock.now
+        changes.reserveCapacity(chunkCapacity)
     }
+
+    /// The changes a chunk's list makes room for at once: growing it one doubling at a time cost
+    /// about 90 instructions per record of a chunk of 1,000 (the changes copied at each doubling).
+    private var chunkCapacity: Int { min(batchSize, 1 << 14) }
 
     /// Adds one model; returns `.full` when the chunk is ready for ``commit()``, and
     /// `.cancelled` when the task was cancelled, after which the caller stops feeding models.
@@ -68,6 +73,7 @@ struct ChunkedImporter {
         chunks += 1
         batch.clear()
         changes = ChangeList()
+        changes.reserveCapacity(chunkCapacity)
         progress?(ModelStore.ImportProgress(completed: written, total: total))
     }
 

@@ -10,8 +10,18 @@ struct RemovalChunk {
     /// The database's indexes: a removed record in an indexed key space is always named to
     /// the funnel, which removes its entries.
     let indexes: IndexRegistry
+    /// Whether any key space has indexes: decided once per chunk, which holds the exclusive
+    /// write gate that every change of the indexes takes.
+    private let hasIndexes: Bool
     fileprivate let batch = LevelDBWriteBatch()
     fileprivate var changes = ChangeList()
+
+    fileprivate init(engine: LevelDB, tracksKeys: Bool, indexes: IndexRegistry) {
+        self.engine = engine
+        self.tracksKeys = tracksKeys
+        self.indexes = indexes
+        hasIndexes = !indexes.isEmpty
+    }
 
     /// Deletes `key` (a record's or a system key's) in the chunk's atomic write, reporting
     /// `change` (nil: a key no user sees, or one the caller does not track).
@@ -19,7 +29,7 @@ struct RemovalChunk {
         batch.delete(key: key)
         if let change {
             changes.append(change)
-        } else if let removal = indexes.removal(ofPhysical: key) {
+        } else if hasIndexes, let removal = indexes.removal(ofPhysical: key) {
             changes.append(removal)
         }
     }

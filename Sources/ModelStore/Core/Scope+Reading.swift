@@ -117,10 +117,58 @@ extension Scope {
 extension Scope {
     /// The live model for `key`, or nil.
     ///
-    /// The same steps as ``entry(_:forKey:includingExpired:)``, decoding straight into a local:
-    /// no entry and no tuple are built, which saves the generic-metadata lookups unspecialised
-    /// code pays for them on every call (PERFORMANCE.md, "Where the time goes").
+    /// A shell compiled in the caller's module: a model the object cache holds, live, is taken
+    /// by the step that is not generic, ``cachedObject(forKey:take:)``, with the one generic
+    /// operation, taking the model out of its box, specialised here; anything else goes to
+    /// ``readObject(_:forKey:)`` (unspecialised, a cached hit paid about a third of its cost in
+    /// generic metadata look-ups there: PERFORMANCE.md, "A plain store against 2bd6e82").
+    @inlinable
     func object<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+        if ModelStore.isObjectCacheable(type) {
+            var cached: Value? = nil
+            if try cachedObject(forKey: key, take: { model in
+                guard let value = model.model(of: Value.self) else { return false }
+                cached = value
+                return true
+            }) {
+                return cached.take()
+            }
+        }
+        return try readObject(type, forKey: key)
+    }
+
+    /// The hit step of ``object(_:forKey:)``: true once `take` took the model the object cache
+    /// holds for `key`, live; false when the cache cannot answer (no cache, a snapshot's scope,
+    /// not cached, cached as another type, or expired: a model `take` took is then the caller's to
+    /// drop): the caller then reads through ``readObject(_:forKey:)``, which finds an expired model
+    /// again and purges it. Throws what that read throws first: the scope is usable, then the key.
+    ///
+    /// The model is copied out under its shard's lock, and nothing else of the cache's item.
+    @usableFromInline
+    func cachedObject(forKey key: String, take: (CachedModel) -> Bool) throws -> Bool {
+        let database = try open()
+        guard view == nil, database.cache != nil else { return false }
+        try ModelStore.validate(key: key)
+        // The deadline is read under the lock and the clock outside it, only for a record that
+        // can expire (as in `lookup`); an expired model, taken, is left to the caller to drop.
+        var deadline: Double? = nil
+        var taken = false
+        // Through the database's reference, not a local copy (see `readObject`).
+        database.cache?.withItem(key, in: space) { header, value in
+            deadline = header.deadline(timeToLive: reader.timeToLive)
+            taken = take(value)
+        }
+        guard taken else { return false }
+        if let deadline, reader.now() >= deadline { return false }
+        return true
+    }
+
+    /// ``object(_:forKey:)`` once the cache did not answer: the same steps as
+    /// ``entry(_:forKey:includingExpired:)``, decoding straight into a local: no entry and no
+    /// tuple are built, which saves the generic-metadata lookups unspecialised code pays for them
+    /// on every call (PERFORMANCE.md, "Where the time goes").
+    @usableFromInline
+    func readObject<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
         let database = try open()
         try ModelStore.validate(key: key)
         // The clock is read only for a record that can expire (see `lookup`).
@@ -129,7 +177,7 @@ extension Scope {
         // The cache is reached through the database's own reference, not a local copy of it: a
         // copy is a retain and a release of the one cache object every thread shares, two atomic
         // writes to one cache line per hit that two threads' hits hand back and forth.
-        if cacheable, let item = database.cache?.lookup(key, in: space), let value = item.value as? Value {
+        if cacheable, let item = database.cache?.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             guard reader.isExpired(item.header, readingClockInto: &now) else { return value }
             try space.withPhysicalKey(key) { purge($0, now: now) }
             return nil
@@ -158,7 +206,7 @@ extension Scope {
         try ModelStore.validate(key: key)
         var now = Double.nan
         let cache = view == nil && !includingExpired && ObjectCache.isCacheable(type) ? database.cache : nil
-        if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
+        if let cache, let item = cache.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             guard reader.isExpired(item.header, readingClockInto: &now) else {
                 return reader.entry(
                     key: key, value: value, header: item.header, byteCount: item.byteCount,
@@ -263,7 +311,7 @@ struct CachedRecord {
     }
 
     /// The cache item for `value`, the model this record decoded to.
-    func item(_ value: Any) -> ObjectCache.Item {
+    func item<Value>(_ value: Value) -> ObjectCache.Item {
         ObjectCache.Item(value: value, header: header, byteCount: byteCount, metadata: metadata, tags: tags)
     }
 }

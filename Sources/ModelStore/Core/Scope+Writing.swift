@@ -39,14 +39,15 @@ extension Scope {
         let sync = configuration.syncWrites
         try space.withPhysicalKey(key) { keyBytes in
             try record.bytes.withUnsafeBytes { recordBytes in
-                let change = ChangeList(KeyChange(key, in: space, .set, indexValues: indexValues))
                 guard !tags.isEmpty else {
+                    let change = KeyChange(key, in: space, .set, indexValues: indexValues)
                     return try database.commit(.put(key: keyBytes, value: recordBytes), change, sync: sync)
                 }
                 let batch = LevelDBWriteBatch()
                 batch.put(key: keyBytes, value: recordBytes)
                 TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch)
-                try database.commit(.batch(batch), change, sync: sync)
+                try database.commit(
+                    .batch(batch), ChangeList(KeyChange(key, in: space, .set, indexValues: indexValues)), sync: sync)
             }
         }
     }

@@ -11,23 +11,27 @@
 // entries join a record's atomic write (IndexMaintenance.swift), and where payloads will be sealed.
 
 /// One key a write changes, and how.
+///
+/// Constants without default values, each initialized once: with `var`s and defaults, the
+/// initializer built the change and then copied it whole (a retain and a release of its key, its
+/// key space and its index values), which was most of what the funnel added to a put.
 struct KeyChange {
     /// The key, as the user wrote it.
-    var key: String
+    let key: String
     /// The key space it lives in.
-    var space: KeySpace
+    let space: KeySpace
     /// What happened to it.
-    var kind: ModelStore.Change.Kind
+    let kind: ModelStore.Change.Kind
     /// A removal whose report depends on what was stored: `.removed` for a live record,
     /// `.expired` for an expired one, nothing for none. Resolved by the funnel, under the
     /// exclusive write gate, only when someone observes changes.
-    var dependsOnStoredRecord = false
+    let dependsOnStoredRecord: Bool
     /// For a removal because the read-through's source has no such model: remember that until
     /// `until` (seconds since the reference date, judged at `now`) instead of forgetting it.
-    var remembersNotFound: (until: Double, now: Double)?
+    let remembersNotFound: (until: Double, now: Double)?
     /// For a set in a key space with indexes: the new model's index values, computed before the
     /// write; nil: the funnel decodes the record the write carries (see IndexMaintenance.swift).
-    var indexValues: ComputedIndexValues?
+    let indexValues: ComputedIndexValues?
 
     init(
         _ key: String, in space: KeySpace, _ kind: ModelStore.Change.Kind, dependsOnStoredRecord: Bool = false,
@@ -52,31 +56,42 @@ struct ChangeList {
     private var many: [KeyChange] = []
     /// Key spaces and key prefixes whose every key the write may have changed.
     private(set) var prefixes: [(space: KeySpace, prefix: String)] = []
+    /// How many changes the list holds: kept, not derived from `single`, whose comparison with
+    /// nil copied the whole change (its key, key space and index values) on every call.
+    private(set) var count = 0
+    /// Whether a change remembers its key as not found (``KeyChange/remembersNotFound``).
+    private(set) var remembersNotFound = false
 
     init() {}
 
-    init(_ change: KeyChange) {
+    init(_ change: consuming KeyChange) {
+        remembersNotFound = change.remembersNotFound != nil
         single = change
+        count = 1
     }
 
-    var isEmpty: Bool { single == nil && many.isEmpty && prefixes.isEmpty }
-
-    var count: Int { single == nil ? many.count : 1 }
+    var isEmpty: Bool { count == 0 && prefixes.isEmpty }
 
     /// The write's one change, when it changes one key and no prefix.
     var only: KeyChange? { prefixes.isEmpty ? single : nil }
 
-    mutating func append(_ change: KeyChange) {
-        if single == nil, many.isEmpty {
+    mutating func append(_ change: consuming KeyChange) {
+        if change.remembersNotFound != nil { remembersNotFound = true }
+        count += 1
+        if count == 1 {
             single = change
             return
         }
-        if let first = single {
+        if let first = single.take() {
             many.reserveCapacity(4)
             many.append(first)
-            single = nil
         }
         many.append(change)
+    }
+
+    /// Makes room for `count` changes, for a list that will hold that many (an import's chunk).
+    mutating func reserveCapacity(_ count: Int) {
+        many.reserveCapacity(count)
     }
 
     mutating func append(contentsOf other: ChangeList) {
@@ -189,17 +204,40 @@ extension OpenDatabase {
             return try commitIndexed(write, changes, sync: sync)
         }
         defer { forget(changes) }
-        // The outbox step: what the fleet is owed joins the write (FleetOutbox.swift).
-        let write = sharedTier?.outboxed(write, changes) ?? write
+        // The outbox step: what the fleet is owed joins the write (FleetOutbox.swift). Applied
+        // as it is without a tier: `outboxed ?? write` copied the write on every call.
+        let outboxed = sharedTier?.outboxed(write, changes)
         let applied = try self.write { engine -> Bool in
             // An index defined since the check above (under the exclusive gate) needs its entries.
             guard !indexes.maintains(changes) else { return false }
-            try write.apply(to: engine, sync: sync)
+            if let outboxed {
+                try outboxed.apply(to: engine, sync: sync)
+            } else {
+                try write.apply(to: engine, sync: sync)
+            }
             return true
         }
         guard applied else { return try commitExclusively() }
         report(changes)
         sharedTier?.didCommit(changes)
+    }
+
+    /// ``commit(_:_:sync:judgedBy:)`` for a write that changes one key (a set), with no report
+    /// that depends on the stored record. What a database without a shared tier or indexes does
+    /// not use is decided once per write, and the change is put in a list only when something
+    /// needs it: the list, built for every put, cost more than the rest of the funnel.
+    func commit(_ write: EngineWrite, _ change: KeyChange, sync: Bool) throws(ModelStoreError) {
+        guard sharedTier == nil, indexes.isEmpty else { return try commit(write, ChangeList(change), sync: sync) }
+        // As `commit(_:_:sync:judgedBy:)`: forgotten after the write (also on failure), then reported.
+        defer { if keepsKeysInMemory || change.remembersNotFound != nil { forget(change) } }
+        let applied = try self.write { engine -> Bool in
+            // An index defined since the check above (under the exclusive gate) needs its entries.
+            guard indexes.isEmpty else { return false }
+            try write.apply(to: engine, sync: sync)
+            return true
+        }
+        guard applied else { return try commit(write, ChangeList(change), sync: sync) }
+        if self.changes.isObserved { self.changes.publish([change.change]) }
     }
 
     /// ``commit(_:_:sync:judgedBy:)`` for a write whose changes have index work, when no report
@@ -270,7 +308,8 @@ extension OpenDatabase {
     /// Forgets every key of `changes` in memory: decoded models, remembered "not found" answers
     /// and fail-safe throttles.
     private func forget(_ changes: ChangeList) {
-        guard !changes.isEmpty else { return }
+        // Decided once per write, not per key: nothing in memory, and nothing to remember.
+        guard !changes.isEmpty, keepsKeysInMemory || changes.remembersNotFound else { return }
         if changes.count == 1 {
             changes.forEach { forget($0) }
         } else if changes.count > 1 {

@@ -121,6 +121,12 @@ final class OpenDatabase: @unchecked Sendable {
         self.sharedTier = sharedTier.map { SharedTierDatabase(name: name, tier: $0) }
     }
 
+    /// Whether anything is kept in memory about keys that a write must forget: an object cache,
+    /// or a remembered "not found" or fail-safe failure. A database that keeps nothing (no cache,
+    /// no read-through memories) skips the forgetting of its writes' keys.
+    @inline(__always)
+    var keepsKeysInMemory: Bool { cache != nil || !notFound.isEmpty || !failSafe.isEmpty }
+
     /// Forgets what in-memory structures know about `key` after a write or removal of it:
     /// the decoded model and a remembered read-through "not found".
     @inline(__always)

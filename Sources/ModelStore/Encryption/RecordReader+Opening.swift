@@ -79,6 +79,13 @@ extension RecordReader {
     /// `--key-file` deletes no sealed record); a plain record vouches through its checksum alone.
     func sealVouches(_ record: UnsafeRawBufferPointer, keyBytes: UnsafeRawBufferPointer) -> Bool {
         guard let header = RecordHeader(parsing: record) else { return false }
+        return sealVouches(record, header: header, keyBytes: keyBytes)
+    }
+
+    /// ``sealVouches(_:keyBytes:)`` for a record whose envelope the caller parsed (a sweep's:
+    /// parsing it again cost as much as the rest of the judgement of a plain store's record).
+    @inline(__always)
+    func sealVouches(_ record: UnsafeRawBufferPointer, header: RecordHeader, keyBytes: UnsafeRawBufferPointer) -> Bool {
         guard cipher != nil else { return !header.isSealed }
         do {
             try checkSeal(record, header: header, key: "", keyBytes: keyBytes)

@@ -26,6 +26,10 @@ final class FailSafeMemory: Sendable {
         failures.set(time, for: key, in: space) { _ in false }
     }
 
+    /// Whether no failure is remembered (one atomic load).
+    @inline(__always)
+    var isEmpty: Bool { failures.isEmpty }
+
     /// A write or removal of `key`: forgets it.
     @inline(__always)
     func forget(_ key: String, in space: KeySpace = .default) {

@@ -56,6 +56,10 @@ final class KeyedTimes: Sendable {
         }
     }
 
+    /// Whether no record is remembered: one atomic load, what every ``forget(_:in:)`` checks first.
+    @inline(__always)
+    var isEmpty: Bool { remembered.load() == 0 }
+
     /// A write or removal of `key`: forgets it.
     @inline(__always)
     func forget(_ key: String, in space: KeySpace = .default) {

@@ -23,6 +23,10 @@ final class NotFoundMemory: Sendable {
         deadlines.set(deadline, for: key, in: space) { $0 <= now }
     }
 
+    /// Whether no key is remembered (one atomic load).
+    @inline(__always)
+    var isEmpty: Bool { deadlines.isEmpty }
+
     /// A write or removal of `key`: forgets it.
     @inline(__always)
     func forget(_ key: String, in space: KeySpace = .default) {

@@ -13,8 +13,8 @@ extension Scope {
     /// call. Inlinable, so the caller's module specialises it for its model type (an
     /// unspecialised generic async function allocates its `Value?` on the task's allocator and
     /// looks up its metadata on every call), and nonsending, so a hit does not hop to the global
-    /// executor and back. A hit in the object cache goes through a non-generic step, with the cast
-    /// to `Value` done here, specialised (PERFORMANCE.md, "Read-through hits").
+    /// executor and back. A hit in the object cache goes through a non-generic step, with the model
+    /// taken as a `Value` here, specialised (PERFORMANCE.md, "Read-through hits").
     @inlinable
     nonisolated(nonsending)
     func readThrough<Value: Codable & Sendable>(
@@ -26,8 +26,8 @@ extension Scope {
             var cached: Value? = nil
             if try readThroughCachedHit(
                 forKey: key, options: options, probe: &probe,
-                take: { value in
-                    cached = value as? Value
+                take: { model in
+                    cached = model.model(of: Value.self)
                     return cached != nil
                 }), let cached = cached.take()
             {

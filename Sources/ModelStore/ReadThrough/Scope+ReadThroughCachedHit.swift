@@ -8,17 +8,16 @@ extension Scope {
     /// value): the caller then runs the full hit step, ``readThroughHit(_:forKey:options:requiresValue:probe:)``.
     ///
     /// Not generic, so that the inlinable read-through shell calls it with the one generic step,
-    /// the cast from the cached `Any` to the model's type, in `take`: the caller's module
+    /// taking the cached model as the model's type (``CachedModel``), in `take`: the caller's module
     /// specialises that closure (the generic hit step, unspecialised, costs a cached hit much
     /// more: PERFORMANCE.md, "Read-through hits").
     /// Throws what the full hit step throws, in the same order (the scope is usable, then the
     /// key, then the options).
     ///
-    /// - Parameter take: Casts the cached value to the model's type and keeps it; false if it
-    ///   is not one.
+    /// - Parameter take: Keeps the cached model as the model's type; false if it is not one.
     @usableFromInline
     func readThroughCachedHit(
-        forKey key: String, options: ReadThroughOptions, probe: inout ReadThroughProbe, take: (Any) -> Bool
+        forKey key: String, options: ReadThroughOptions, probe: inout ReadThroughProbe, take: (CachedModel) -> Bool
     ) throws -> Bool {
         let database = try open()
         // Without a cache, straight to the full hit step, which validates: a read that reaches

@@ -153,7 +153,7 @@ extension Scope {
         let database = try open()
         // Through the database's reference, not a local copy (see object(_:forKey:)).
         if ObjectCache.isCacheable(type), let item = database.cache?.lookup(key, in: space),
-            let value = item.value as? Value
+            let value = item.value.model(of: Value.self)
         {
             guard !reader.isExpired(item.header, readingClockInto: &now) else { return nil }
             found = item.header
@@ -182,7 +182,7 @@ extension Scope {
     ) throws -> ModelStore.Entry<Value>? {
         let database = try open()
         let cache = ObjectCache.isCacheable(type) ? database.cache : nil
-        if let cache, let item = cache.lookup(key, in: space), let value = item.value as? Value {
+        if let cache, let item = cache.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             let expired = item.header.isExpired(now: now, timeToLive: reader.timeToLive)
             return reader.entry(
                 key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired,

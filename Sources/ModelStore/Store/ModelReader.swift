@@ -36,6 +36,7 @@ extension ModelReader {
     ///   does not decode as `Value` (the record is left untouched);
     ///   ``ModelStoreError/corrupted(path:message:)`` naming the key if it fails its checksum;
     ///   ``ModelStoreError/invalidKey(key:reason:)``; ``ModelStoreError/closed(path:)``.
+    @inlinable
     public func object<Value: Decodable>(_ type: Value.Type = Value.self, forKey key: String) throws -> Value? {
         try _scope.object(type, forKey: key)
     }

@@ -54,7 +54,13 @@ struct Sweeper {
         mutating func noteRemoved(_ key: UnsafeRawBufferPointer) {
             removed += 1
             if firstRemovedKey == nil { firstRemovedKey = Array(key) }
-            // Keys arrive in order, so this is the largest so far; the buffer is reused.
+            // Keys arrive in order, so this is the largest so far; the buffer is reused, its bytes
+            // copied over in place when the length is the same (most keys: a generic append per
+            // record cost about a third of a plain store's sweep beside LevelDB).
+            if lastRemovedKey?.count == key.count {
+                lastRemovedKey!.withUnsafeMutableBytes { $0.copyMemory(from: key) }
+                return
+            }
             if lastRemovedKey == nil { lastRemovedKey = [] }
             lastRemovedKey!.removeAll(keepingCapacity: true)
             lastRemovedKey!.append(contentsOf: key)
@@ -91,7 +97,8 @@ struct Sweeper {
         return try sweep(reporting: .expired) { key, record, outcome in
             guard let header = RecordHeader(parsing: record) else { return false }  // never delete what we cannot read
             if header.isExpired(now: now, timeToLive: timeToLive) {
-                return header.vouchesForItsExpiry(value: record, key: key) && reader.sealVouches(record, keyBytes: key)
+                return header.vouchesForItsExpiry(value: record, key: key)
+                    && reader.sealVouches(record, header: header, keyBytes: key)
             }
             if collectingLiveRecords {
                 outcome.live.append(LiveRecord(storedAt: header.storedAt, byteCount: key.count + record.count))
@@ -125,7 +132,10 @@ struct Sweeper {
         return try sweep(reporting: .evicted) { key, record, _ in
             guard let header = RecordHeader(parsing: record) else { return false }
             // An encrypting store's records vouch through their seal (storedAt is bound to it).
-            let vouches = { header.vouchesForItsExpiry(value: record, key: key) && reader.sealVouches(record, keyBytes: key) }
+            let vouches = {
+                header.vouchesForItsExpiry(value: record, key: key)
+                    && reader.sealVouches(record, header: header, keyBytes: key)
+            }
             if header.storedAt < cutoff { return vouches() }
             if header.storedAt == cutoff && atCutoff > 0 && vouches() {
                 atCutoff -= 1
