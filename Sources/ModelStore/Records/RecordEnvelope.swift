@@ -332,6 +332,7 @@ struct RecordHeader: Equatable, Sendable {
     }
 
     /// A header for a new record, with its own deadline `expiresAt` (nil: the policy decides).
+    @inline(__always)
     init(storedAt: Double, expiresAt: Double?, codec: ModelCodecIdentifier, neverExpires: Bool = false) {
         self.version = Self.versionThree
         self.storedAt = storedAt
@@ -344,6 +345,7 @@ struct RecordHeader: Equatable, Sendable {
 
     /// A header for a new record stored at `storedAt` that lives `lifetime` seconds (nil: the
     /// policy decides; ``neverLifetime``: it never expires).
+    @inline(__always)
     init(storedAt: Double, lifetime: Double?, codec: ModelCodecIdentifier) {
         let never = lifetime == Self.neverLifetime
         self.init(
