@@ -11,7 +11,7 @@ QUIET_SWIFT = SWIFT=$(SWIFT) $(CURDIR)/scripts/quiet-swift
 TRAITS ?= Encryption
 TRAIT_FLAGS = $(if $(TRAITS),--traits $(TRAITS),)
 
-.PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency bench-compare
+.PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency bench-compare bench-callgrind
 
 dependencies:
 	@./scripts/install-dependencies
@@ -93,6 +93,12 @@ bench-fleet: dependencies
 bench-compare: dependencies
 	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit>"; exit 2; }
 	./scripts/bench-compare $(BASE)
+
+# One of those workloads under callgrind in both builds: instructions per operation and the
+# functions that changed most (`make bench-callgrind BASE=2bd6e82 WORKLOAD=sweep-binary`).
+bench-callgrind: dependencies
+	@test -n "$(BASE)" -a -n "$(WORKLOAD)" || { echo "usage: make bench-callgrind BASE=<commit> WORKLOAD=<id>"; exit 2; }
+	./scripts/bench-callgrind $(BASE) $(WORKLOAD) $(RECORDS)
 
 # The drivers' benchmark: a Hummingbird app on loopback behind wrk, with no cache, the memory
 # driver and ModelStore's driver; writes a markdown table (about 2 minutes after the build).

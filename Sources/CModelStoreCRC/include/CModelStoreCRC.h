@@ -20,6 +20,13 @@ extern "C" {
 /// alignment and may be NULL when `length` is 0. Thread-safe.
 uint32_t modelstore_crc32c_extend(uint32_t crc, const void *bytes, size_t length);
 
+/// The checksum of a record envelope of `value_length` >= 7 bytes under the LevelDB key `key`:
+/// the CRC-32C of the key, then, when `covers_head` is nonzero, of the value's bytes 0..<3, then
+/// of the value from byte 7 (see RecordEnvelope.swift). The same result as three calls of
+/// `modelstore_crc32c_extend`, in one call that chooses the code once. Thread-safe.
+uint32_t modelstore_crc32c_record(
+    const void *key, size_t key_length, const void *value, size_t value_length, int covers_head);
+
 /// The same result as `modelstore_crc32c_extend`, always from the portable table code: for
 /// tests that compare the two and for benchmarks.
 uint32_t modelstore_crc32c_extend_portable(uint32_t crc, const void *bytes, size_t length);

@@ -148,10 +148,19 @@ final class ObjectCache: @unchecked Sendable {
         while count * 2 <= Self.maximumShardCount, count * 2 * Self.minimumEntriesPerShard <= limit { count *= 2 }
         shardCount = count
         blocks = .allocate(byteCount: count * Self.blockBytes, alignment: AtomicWord.isolationBytes)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        defer { pthread_mutexattr_destroy(&attributes) }
+        #if canImport(Glibc)
+        // Spins a little before sleeping: a shard is held for well under a microsecond, so two
+        // threads that meet on one shard are better off waiting than paying a futex sleep and
+        // wake-up (measured: two threads' hits 108 -> 101 ns of wall time per hit; PERFORMANCE.md).
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        #endif
         for number in 0..<count {
             let mutex = mutex(number)
             mutex.initialize(to: pthread_mutex_t())
-            let result = pthread_mutex_init(mutex, nil)
+            let result = pthread_mutex_init(mutex, &attributes)
             precondition(result == 0, "pthread_mutex_init failed: \(result)")
             shard(number).initialize(to: Shard())
         }

@@ -101,6 +101,7 @@ final class LevelDB: @unchecked Sendable {
 
     /// Calls `body` with the value stored for `key` (nil if absent), read through `snapshot`
     /// if given. The bytes are valid only inside `body`.
+    @inline(__always)
     func withValue<Result>(
         forKey key: UnsafeRawBufferPointer,
         snapshot: LevelDBSnapshot? = nil,

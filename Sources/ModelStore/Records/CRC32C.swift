@@ -14,6 +14,13 @@ enum CRC32C {
         modelstore_crc32c_extend(initial, bytes.baseAddress, bytes.count)
     }
 
+    /// The checksum of a record envelope under `key` (``RecordHeader/checksum(value:key:)``):
+    /// the key, then (`coversHead`) `value`'s bytes 0..<3, then `value` from byte 7, in one call.
+    static func recordChecksum(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, coversHead: Bool) -> UInt32 {
+        precondition(value.count >= 7, "a record envelope has at least 7 bytes")
+        return modelstore_crc32c_record(key.baseAddress, key.count, value.baseAddress, value.count, coversHead ? 1 : 0)
+    }
+
     /// The same checksum from the portable table code, whatever the CPU: for tests and
     /// benchmarks that compare it with ``checksum(_:continuing:)``.
     static func portableChecksum(_ bytes: UnsafeRawBufferPointer, continuing initial: UInt32 = 0) -> UInt32 {

@@ -64,7 +64,7 @@ struct RecordReader: Sendable {
         _ record: UnsafeRawBufferPointer, key: String, keyBytes: UnsafeRawBufferPointer,
         typeName: @autoclosure () -> String
     ) throws(ModelStoreError) -> RecordHeader {
-        guard let header = RecordHeader(parsing: record) else {
+        guard let header = RecordHeader(parsingInPlace: record) else {
             // Damage that breaks the envelope is still damage: the checksum tells it from an
             // unknown (newer) format.
             if RecordHeader.isDamagedRecord(record, key: keyBytes) {

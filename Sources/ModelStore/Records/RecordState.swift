@@ -12,7 +12,7 @@ enum RecordState {
         }
         // A damaged header still counts as present: contains() must not hide data that a
         // typed read would report as undecodable.
-        guard let header = RecordHeader(parsing: record) else {
+        guard let header = RecordHeader(parsingInPlace: record) else {
             self = .live
             return
         }

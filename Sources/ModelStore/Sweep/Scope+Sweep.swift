@@ -95,7 +95,7 @@ struct Sweeper {
         let reader = reader
         let now = now
         return try sweep(reporting: .expired) { key, record, outcome in
-            guard let header = RecordHeader(parsing: record) else { return false }  // never delete what we cannot read
+            guard let header = RecordHeader(parsingInPlace: record) else { return false }  // never delete what we cannot read
             if header.isExpired(now: now, timeToLive: timeToLive) {
                 return header.vouchesForItsExpiry(value: record, key: key)
                     && reader.sealVouches(record, header: header, keyBytes: key)
