@@ -47,7 +47,6 @@ final class PublishedSequence: Sendable {
         state.withLock { $0.highest = 0 }
     }
 
-    var value: Int64 { state.withLock { $0.highest } }
 
     /// Whether a publication got a number not above an earlier one's since the last call (the
     /// counter went back under it); clears the flag.

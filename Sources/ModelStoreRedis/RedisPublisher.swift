@@ -103,11 +103,15 @@ final class RedisPublisher: Sendable {
     /// Queues again everything every attached database's outbox still owes, settled entries
     /// included until ``settleDelay`` passed: Redis lost what it held (restarted empty, flushed).
     func republishOutboxes() {
-        for attachment in registry.all {
-            for removal in attachment.database.pendingBulkRemovals() { enqueue(removal, for: attachment) }
-            let keys = attachment.database.pendingKeys()
-            if !keys.isEmpty { enqueue(.keys(keys), for: attachment) }
-        }
+        for attachment in registry.all { enqueueOutbox(of: attachment) }
+    }
+
+    /// Queues, without waiting, everything `attachment`'s database's outbox owes (at attach:
+    /// what a killed process left unpublished).
+    func enqueueOutbox(of attachment: RedisAttachment) {
+        for removal in attachment.database.pendingBulkRemovals() { enqueue(removal, for: attachment) }
+        let keys = attachment.database.pendingKeys()
+        if !keys.isEmpty { enqueue(.keys(keys), for: attachment) }
     }
 
     /// Reads, while `attachment`'s database can still be read (it is closing), everything its

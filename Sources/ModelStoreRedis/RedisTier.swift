@@ -138,9 +138,7 @@ public final class RedisTier: SharedTier, Sendable {
         // Registered first, so no invalidation that arrives meanwhile is lost.
         registry.add(attachment)
         database.enterDoubt()
-        for removal in database.pendingBulkRemovals() { publisher.enqueue(removal, for: attachment) }
-        let owed = database.pendingKeys()
-        if !owed.isEmpty { publisher.enqueue(.keys(owed), for: attachment) }
+        publisher.enqueueOutbox(of: attachment)
         return attachment
     }
 
