@@ -1,5 +1,6 @@
-// Generated from README.md by scripts/extract-readme-snippets: do not edit; run the script.
-// Every ```swift block of the README, compiled in the context ReadmeContext.swift supplies.
+// Generated from README.md and the DocC articles by scripts/extract-readme-snippets: do not
+// edit; run the script. Every ```swift block of those documents, compiled in the context
+// ReadmeContext.swift supplies.
 import Foundation
 import ModelStore
 import ModelStoreRedis
@@ -365,6 +366,364 @@ extension ReadmeContext {
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
         let users = try ModelStore(name: "users", policy: .low, configuration: configuration)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/BackupsAndInspection.md:13
+    func articleBackupsAndInspectionLine13() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/BackupsAndInspection.md", line: 14)
+        let store = try ModelStore(name: "userdb", policy: .low)
+        let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
+        let report = try store.backup(to: backupURL)
+        print(report)   // 120000 records and 1 entry of ModelStore's own, 49.8 MB in 0.61 s to /backups/userdb-monday
+
+        // Later, or on another machine:
+        try ModelStore.restore(from: backupURL, named: "userdb", replacingExisting: true)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md:7
+    func articleBatchesSnapshotsAndImportLine7() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md", line: 8)
+        try store.write { batch in
+            try batch.set(user, forKey: "u1")
+            try batch.set(session, forKey: "s1", expiresAfter: 30)
+            batch.removeObject(forKey: "u2")
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md:21
+    func articleBatchesSnapshotsAndImportLine21() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md", line: 22)
+        let snapshot = try store.snapshot()
+        let u = try snapshot.object(User.self, forKey: "u1")
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md:34
+    func articleBatchesSnapshotsAndImportLine34() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md", line: 35)
+        let report = try await store.importObjects(users, key: \.id, batchSize: 1_000) { progress in
+            print(progress.completed, progress.total ?? 0)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md:54
+    func articleBatchesSnapshotsAndImportLine54() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md", line: 55)
+        let cursor = try store.entries(User.self, in: .prefix("user:"), reverse: true)
+        while let entry = try cursor.next() { print(entry.key) }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md:66
+    func articleBatchesSnapshotsAndImportLine66() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/BatchesSnapshotsAndImport.md", line: 67)
+        for try await entry in try store.entries(User.self, in: .prefix("user:")) {
+            print(entry.key)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CachingServerFetchedModels.md:17
+    func articleCachingServerFetchedModelsLine17() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CachingServerFetchedModels.md", line: 18)
+        struct HTTPInfo: Codable, Sendable { var etag: String }
+
+        var options = ReadThroughOptions()
+        options.lifetime = 300
+        options.staleIfError = 3_600
+        options.softTimeout = .milliseconds(50)
+        options.hardTimeout = .seconds(2)
+        options.refreshAhead = 0.8
+        options.notFoundLifetime = 30
+        options.failSafeThrottle = 10
+
+        let user: User? = try await store.object(User.self, forKey: "user:42", options: options) { previous in
+            let etag = try previous?.metadata(HTTPInfo.self)?.etag
+            switch try await api.user(42, ifNoneMatch: etag) {
+            case let .ok(user, etag, maxAge): return .value(user, expiresAfter: maxAge, metadata: HTTPInfo(etag: etag))
+            case let .notModified(maxAge):    return .notModified(expiresAfter: maxAge)
+            case .notFound:                   return .notFound
+            }
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CachingServerFetchedModels.md:146
+    func articleCachingServerFetchedModelsLine146() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CachingServerFetchedModels.md", line: 147)
+        try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])
+        try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
+        let removed = try store.removeObjects(taggedWith: "team:7")    // both records
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CachingServerFetchedModels.md:171
+    func articleCachingServerFetchedModelsLine171() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CachingServerFetchedModels.md", line: 172)
+        let user = try await store.object(User.self, forKey: "user:42", options: options) { _ in
+            let response = try await api.user(42)
+            return .value(response.user, tags: ["team:\(response.teamID)"])
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md:12
+    func articleCollectionsAndMetadataLine12() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md", line: 13)
+        let users = store.collection("users")                          // cheap: no I/O, never throws
+        let sessions = store.collection("sessions", policy: .highest)
+        try users.set(user, forKey: "42")
+        let same = try users.object(User.self, forKey: "42")
+        try users.removeObjects(withPrefix: "4")                        // how many live records it removed
+        try store.write { batch in                                      // one atomic write across collections
+            try batch.set(user, forKey: "42", in: "users")
+            batch.removeObject(forKey: "7", in: "sessions")
+        }
+        let old = try store.snapshot().collection("users").object(User.self, forKey: "42")
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md:90
+    func articleCollectionsAndMetadataLine90() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md", line: 91)
+        struct HTTPInfo: Codable, Sendable {
+            var etag: String
+            var lastModified: String?
+        }
+
+        try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
+        try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md:108
+    func articleCollectionsAndMetadataLine108() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md", line: 109)
+        if let info = try store.metadata(HTTPInfo.self, forKey: "u1") {
+            request.setValue(info.etag, forHTTPHeaderField: "If-None-Match")
+        }
+        let entry = try store.entry(User.self, forKey: "u1")
+        let same = try entry?.metadata(HTTPInfo.self)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md:129
+    func articleCollectionsAndMetadataLine129() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/CollectionsAndMetadata.md", line: 130)
+        if let info = try store.metadata(HTTPInfo.self, forKey: "u1") {
+            let response = try await api.revalidate(etag: info.etag)
+            if response.notModified {
+                try store.refresh(forKey: "u1", metadata: HTTPInfo(etag: response.etag))
+            }
+        }
+#sourceLocation()
+    }
+}
+
+// Sources/ModelStore/ModelStore.docc/EncryptionAtRest.md:17 is not compiled: imports Crypto, which needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+
+// Sources/ModelStore/ModelStore.docc/EncryptionAtRest.md:75 is not compiled: needs the Encryption trait; the rekey tests make the same calls
+
+// Sources/ModelStore/ModelStore.docc/GettingStarted.md:23 is not compiled: declares the models the README's tour declares; ReadmeContext.swift compiles that block
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/GettingStarted.md:38
+    func articleGettingStartedLine38() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/GettingStarted.md", line: 39)
+        try store.set(user, forKey: "user")
+        let cached: User? = try store.object(forKey: "user")          // nil if missing or expired
+        if let entry = try store.entry(User.self, forKey: "user") {
+            print(entry.storedAt, entry.expiresAt ?? "never")
+        }
+        try store.removeObject(forKey: "user")
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/GettingStarted.md:53
+    func articleGettingStartedLine53() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/GettingStarted.md", line: 54)
+        let user = try await store.object(User.self, forKey: "user:42") {
+            try await api.fetchUser(42)
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/GettingStarted.md:64
+    func articleGettingStartedLine64() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/GettingStarted.md", line: 65)
+        var configuration = ModelStore.Configuration()
+        configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")
+        configuration.objectCacheLimit = 1_000
+        let store = try ModelStore(name: "users", policy: .middle, configuration: configuration)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/GettingStarted.md:85
+    func articleGettingStartedLine85() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/GettingStarted.md", line: 86)
+        try store.deleteFromDisk()                          // this database
+        try await ModelStore.deleteAllDatabases()           // every ModelStore database in the root
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/Migration.md:21
+    func articleMigrationLine21() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/Migration.md", line: 22)
+        struct User: Codable {
+            var userName: String
+            var isAdmin: Bool
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                userName = try container.decode(String.self, forKey: .userName)
+                isAdmin = try container.decodeIfPresent(Bool.self, forKey: .isAdmin) ?? false
+            }
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/Migration.md:39
+    func articleMigrationLine39() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/Migration.md", line: 40)
+        struct UserV1: Codable { var name: String }
+        struct User: Codable { var userName: String }
+
+        let old = try store.entries(UserV1.self)
+        try store.write { batch in
+            while let entry = try old.next() {
+                try batch.set(User(userName: entry.value.name), forKey: entry.key)
+            }
+        }
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/ModelStore.md:11
+    func articleModelStoreLine11() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/ModelStore.md", line: 12)
+        let store = try ModelStore(name: "userdb", policy: .low)     // records live 24 hours
+        try store.set(user, forKey: "user")
+        let cached = try store.object(User.self, forKey: "user")     // nil if missing or expired
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md:12
+    func articleReadThroughAndChangesLine12() async throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md", line: 13)
+        let user = try await store.object(User.self, forKey: "user:42") {
+            try await api.fetchUser(42)
+        }
+#sourceLocation()
+    }
+}
+
+// Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md:45 is not compiled: a sketch of the app's client: its method body is elided
+
+// Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md:59 is not compiled: compiled and run by the UserCodeCompileTests suite
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md:87
+    func articleReadThroughAndChangesLine87() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/ReadThroughAndChanges.md", line: 88)
+        let changes = store.changes()       // subscribe first: the stream sees every later write
+        let observer = Task {
+            for await change in changes {
+                print(change.key, change.kind)   // user:1 set
+            }
+        }
+        try store.set(user, forKey: "user:1")
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/RunningAFleet.md:12
+    func articleRunningAFleetLine12() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/RunningAFleet.md", line: 13)
+        let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
+        var configuration = ModelStore.Configuration()
+        configuration.sharedTier = tier
+        let users = try ModelStore(name: "users", policy: .low, configuration: configuration)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/SecondaryIndexes.md:13
+    func articleSecondaryIndexesLine13() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/SecondaryIndexes.md", line: 14)
+        let posts = store.collection("posts")
+        try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
+        try posts.defineIndex("byTime", of: Post.self, version: 1) { post in [.date(post.createdAt)] }
+        try posts.defineIndex("byTag", of: Post.self, version: 1) { post in post.tags.map { .string($0) } }
+
+        let mine = try posts.entries(Post.self, where: "byAuthor", equals: .string("ada")).collect()
+        let recent = try posts.entries(Post.self, where: "byTime",
+                                       in: .date(since) ..< .date(.distantFuture), reverse: true, limit: 20)
+        let keys = try posts.keys(where: "byTag", equals: .string("swift"))
+        let n = try posts.count(where: "byAuthor", equals: .string("ada"))
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/UpdatePoliciesAndExpiry.md:23
+    func articleUpdatePoliciesAndExpiryLine23() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/UpdatePoliciesAndExpiry.md", line: 24)
+        try store.set(session, forKey: "session", expiresAfter: 30)
+#sourceLocation()
+    }
+}
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/UpdatePoliciesAndExpiry.md:74
+    func articleUpdatePoliciesAndExpiryLine74() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/UpdatePoliciesAndExpiry.md", line: 75)
+        let policy = try ModelStore.recordedPolicy(ofDatabaseNamed: "userdb") ?? .low
+        let store = try ModelStore(name: "userdb", policy: policy)
 #sourceLocation()
     }
 }
