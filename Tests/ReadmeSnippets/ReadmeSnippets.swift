@@ -5,10 +5,10 @@ import Foundation
 import ModelStore
 import ModelStoreRedis
 
-// README.md:48 is not compiled: Package.swift excerpt
+// README.md:47 is not compiled: Package.swift excerpt
 
-// README.md:89
-#sourceLocation(file: "README.md", line: 90)
+// README.md:69
+#sourceLocation(file: "README.md", line: 70)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -17,9 +17,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:97
-    func readmeLine97() throws {
-#sourceLocation(file: "README.md", line: 98)
+    /// README.md:77
+    func readmeLine77() throws {
+#sourceLocation(file: "README.md", line: 78)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -32,9 +32,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:107
-    func readmeLine107() throws {
-#sourceLocation(file: "README.md", line: 108)
+    /// README.md:87
+    func readmeLine87() throws {
+#sourceLocation(file: "README.md", line: 88)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -52,9 +52,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:179
-    func readmeLine179() throws {
-#sourceLocation(file: "README.md", line: 180)
+    /// README.md:134
+    func readmeLine134() throws {
+#sourceLocation(file: "README.md", line: 135)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -63,9 +63,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:187
-    func readmeLine187() throws {
-#sourceLocation(file: "README.md", line: 188)
+    /// README.md:142
+    func readmeLine142() throws {
+#sourceLocation(file: "README.md", line: 143)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -87,9 +87,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:242
-    func readmeLine242() throws {
-#sourceLocation(file: "README.md", line: 243)
+    /// README.md:173
+    func readmeLine173() throws {
+#sourceLocation(file: "README.md", line: 174)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -102,9 +102,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:261
-    func readmeLine261() async throws {
-#sourceLocation(file: "README.md", line: 262)
+    /// README.md:189
+    func readmeLine189() async throws {
+#sourceLocation(file: "README.md", line: 190)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -115,9 +115,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:285
-    func readmeLine285() throws {
-#sourceLocation(file: "README.md", line: 286)
+    /// README.md:205
+    func readmeLine205() throws {
+#sourceLocation(file: "README.md", line: 206)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -128,9 +128,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:302
-    func readmeLine302() async throws {
-#sourceLocation(file: "README.md", line: 303)
+    /// README.md:220
+    func readmeLine220() async throws {
+#sourceLocation(file: "README.md", line: 221)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -139,9 +139,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:313
-    func readmeLine313() throws {
-#sourceLocation(file: "README.md", line: 314)
+    /// README.md:228
+    func readmeLine228() throws {
+#sourceLocation(file: "README.md", line: 229)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -154,18 +154,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:335
-    func readmeLine335() throws {
-#sourceLocation(file: "README.md", line: 336)
+    /// README.md:244
+    func readmeLine244() throws {
+#sourceLocation(file: "README.md", line: 245)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:363
-    func readmeLine363() async throws {
-#sourceLocation(file: "README.md", line: 364)
+    /// README.md:262
+    func readmeLine262() async throws {
+#sourceLocation(file: "README.md", line: 263)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -177,9 +177,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:387
-    func readmeLine387() async throws {
-#sourceLocation(file: "README.md", line: 388)
+    /// README.md:282
+    func readmeLine282() async throws {
+#sourceLocation(file: "README.md", line: 283)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -202,21 +202,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:430
-    func readmeLine430() async throws {
-#sourceLocation(file: "README.md", line: 431)
-        let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
-            .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
-        }
-        let tags = try store.entry(User.self, forKey: "user:42")?.tags   // ["team:7"]
-#sourceLocation()
-    }
-}
-
-extension ReadmeContext {
-    /// README.md:457
-    func readmeLine457() throws {
-#sourceLocation(file: "README.md", line: 458)
+    /// README.md:314
+    func readmeLine314() throws {
+#sourceLocation(file: "README.md", line: 315)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -226,9 +214,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:479
-    func readmeLine479() async throws {
-#sourceLocation(file: "README.md", line: 480)
+    /// README.md:329
+    func readmeLine329() async throws {
+#sourceLocation(file: "README.md", line: 330)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -241,9 +229,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:499
-    func readmeLine499() throws {
-#sourceLocation(file: "README.md", line: 500)
+    /// README.md:348
+    func readmeLine348() throws {
+#sourceLocation(file: "README.md", line: 349)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -260,8 +248,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:548
-#sourceLocation(file: "README.md", line: 549)
+// README.md:376
+#sourceLocation(file: "README.md", line: 377)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -269,9 +257,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:555
-    func readmeLine555() throws {
-#sourceLocation(file: "README.md", line: 556)
+    /// README.md:383
+    func readmeLine383() throws {
+#sourceLocation(file: "README.md", line: 384)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -285,9 +273,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:586
-    func readmeLine586() throws {
-#sourceLocation(file: "README.md", line: 587)
+    /// README.md:402
+    func readmeLine402() throws {
+#sourceLocation(file: "README.md", line: 403)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -300,10 +288,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:641 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:432 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:711
-#sourceLocation(file: "README.md", line: 712)
+// README.md:468
+#sourceLocation(file: "README.md", line: 469)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -312,9 +300,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:719
-    func readmeLine719() throws {
-#sourceLocation(file: "README.md", line: 720)
+    /// README.md:476
+    func readmeLine476() throws {
+#sourceLocation(file: "README.md", line: 477)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -333,9 +321,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:810
-    func readmeLine810() throws {
-#sourceLocation(file: "README.md", line: 811)
+    /// README.md:519
+    func readmeLine519() throws {
+#sourceLocation(file: "README.md", line: 520)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -348,20 +336,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1313 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:671 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1340 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:698 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1376 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:734 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1413 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:755 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1438 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:780 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1509
-    func readmeLine1509() throws {
-#sourceLocation(file: "README.md", line: 1510)
+    /// README.md:816
+    func readmeLine816() throws {
+#sourceLocation(file: "README.md", line: 817)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
@@ -680,12 +668,12 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// Sources/ModelStore/ModelStore.docc/RunningAFleet.md:12
-    func articleRunningAFleetLine12() throws {
-#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/RunningAFleet.md", line: 13)
+    /// Sources/ModelStore/ModelStore.docc/RunningAFleet.md:14
+    func articleRunningAFleetLine14() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/RunningAFleet.md", line: 15)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
-        configuration.sharedTier = tier
+        configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
         let users = try ModelStore(name: "users", policy: .low, configuration: configuration)
 #sourceLocation()
     }

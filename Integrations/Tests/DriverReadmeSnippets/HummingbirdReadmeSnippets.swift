@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:1340
-    func readmeLine1340() async throws {
-#sourceLocation(file: "README.md", line: 1341)
+    /// README.md:698
+    func readmeLine698() async throws {
+#sourceLocation(file: "README.md", line: 699)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:1376
-    func readmeLine1376() async throws {
-#sourceLocation(file: "README.md", line: 1377)
+    /// README.md:734
+    func readmeLine734() async throws {
+#sourceLocation(file: "README.md", line: 735)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:1438
-    func readmeLine1438() async throws {
-#sourceLocation(file: "README.md", line: 1439)
+    /// README.md:780
+    func readmeLine780() async throws {
+#sourceLocation(file: "README.md", line: 781)
 
 
 

@@ -2,7 +2,7 @@ import Foundation
 import ModelStoreTestSupport
 import Testing
 
-/// The README's Encryption packaging paragraph gives the packages an app pins without and with
+/// The Encryption at rest article's packaging paragraph gives the packages an app pins without and with
 /// the trait: what resolving such an app gives (as scripts/measure-encryption-packaging does,
 /// without its builds).
 @Suite("Encryption packaging")
@@ -36,11 +36,13 @@ struct EncryptionPackagingTests {
             .map(String.init).sorted()
     }
 
-    @Test("Without the trait an app pins the README's number of packages; with it, those and swift-crypto and swift-asn1", .long)
+    @Test("Without the trait an app pins the documented number of packages; with it, those and swift-crypto and swift-asn1", .long)
     func pinCountsAreWhatResolvingGives() throws {
-        let readme = try String(contentsOf: PackageRoot.url.appendingPathComponent("README.md"), encoding: .utf8)
+        let article = try String(
+            contentsOf: PackageRoot.url.appendingPathComponent("Sources/ModelStore/ModelStore.docc/EncryptionAtRest.md"),
+            encoding: .utf8)
         let paragraph = try #require(
-            readme.components(separatedBy: "builds a fresh app with and without `traits: [\"Encryption\"]`").dropFirst().first)
+            article.components(separatedBy: "builds a fresh app with and without `traits: [\"Encryption\"]`").dropFirst().first)
         func number(after text: String) throws -> Int {
             let rest = try #require(paragraph.components(separatedBy: text).dropFirst().first)
             return try #require(Int(rest.prefix { $0.isNumber }), "no number after \(text.debugDescription)")

@@ -36,16 +36,20 @@ struct ReadmeTests {
         }
     }
 
-    @Test("The README's table of errors has a row for every case of ModelStoreError")
+    @Test("The errors article's table has a row for every case of ModelStoreError, and the README links to it")
     func errorsTableNamesEveryCase() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.components(separatedBy: "\n## Errors\n").dropFirst().first)
+        let article = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/ModelStore/ModelStore.docc/HandlingErrors.md"),
+            encoding: .utf8)
+        let table = try #require(article.components(separatedBy: "\n## Every case\n").dropFirst().first)
             .components(separatedBy: "\n## ").first ?? ""
         let cases = try ModelStoreErrorCases.declaredNames()
         #expect(cases.count > 20)
         for name in cases {
-            #expect(section.contains("\n| `\(name)` |"), "README's Errors table has no row for `\(name)`")
+            #expect(table.contains("\n| `\(name)` |"), "HandlingErrors.md's table has no row for `\(name)`")
         }
+        #expect(try Self.section("## Errors", in: readme).contains("(Sources/ModelStore/ModelStore.docc/HandlingErrors.md)"))
     }
 
     /// The README's section that starts with the heading `heading`, up to the next heading of
@@ -94,6 +98,25 @@ struct ReadmeTests {
             .map(\.element).joined()
         #expect(prose.contains("`SymmetricKey`"))
         #expect(prose.contains(#"`.product(name: "Crypto", package: "swift-crypto")`"#))
+    }
+
+    @Test("The README stays a newcomer's page: under 900 lines, the reference material in the DocC articles")
+    func readmeIsShort() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count
+        #expect(lines < 900, "README.md has \(lines) lines: move reference material into Sources/ModelStore/ModelStore.docc")
+    }
+
+    @Test("Every DocC article the README links to exists")
+    func readmeLinksToArticlesThatExist() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let links = readme.components(separatedBy: "](Sources/ModelStore/ModelStore.docc/").dropFirst()
+            .compactMap { $0.split(separator: ")").first.map(String.init) }
+        #expect(links.count >= 10)
+        for article in Set(links) {
+            let url = Self.root.appendingPathComponent("Sources/ModelStore/ModelStore.docc/\(article)")
+            #expect(FileManager.default.fileExists(atPath: url.path), "README links to a missing article \(article)")
+        }
     }
 
     @Test("The compiled copy of the README's Swift blocks is up to date (run scripts/extract-readme-snippets)")
