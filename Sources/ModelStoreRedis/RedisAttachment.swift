@@ -27,10 +27,14 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// Who published an entry, as the stream says it: the node and this attachment's serial.
     let origin: String
 
+    /// The database's tag removal clocks, as this node knows them (TagClocks.swift).
+    let tagClocks: TagClocks
+
     init(tier: RedisTier, database: SharedTierDatabase) {
         self.tier = tier
         self.database = database
         origin = "\(tier.node)#\(tier.registry.nextSerial())"
+        tagClocks = TagClocks(lifetime: tier.tombstoneLifetime)
     }
 
     private var name: String { database.name }
@@ -109,7 +113,9 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// One round trip: the value under the key's record key and its remaining lifetime.
     private func fetch(_ key: SharedTierKey) -> SharedTierAnswer {
         // No record before the invalidation reader follows the stream (it starts at its end).
-        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation() else {
+        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation(),
+            loadTagClocks()
+        else {
             return .unavailable
         }
         let redisKey = recordKey(key, generation: generation)
@@ -120,6 +126,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         switch replies[0] {
         case .string(let bytes) where !bytes.isEmpty:
             if let time = Tombstone.time(of: bytes) { return .removed(SharedTierVersion(time: time)) }
+            if let removed = tagRemovalAnswer(for: bytes) { return removed }
             let remaining: Duration?
             switch replies[1].integer {
             case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)

@@ -39,6 +39,8 @@ public final class RedisTier: SharedTier, Sendable {
     let streamLength: Int
     /// How long a fetch lock lives when its holder dies.
     let fetchLockLifetime: Duration
+    /// How long a removal's tombstone, and a tag removal's clock, live in Redis.
+    let tombstoneLifetime: Duration
     let publisher: RedisPublisher
     let registry: AttachedDatabases
     let reader: InvalidationReader
@@ -104,12 +106,13 @@ public final class RedisTier: SharedTier, Sendable {
         node = Self.makeNodeName()
         self.streamLength = streamLength
         self.fetchLockLifetime = TimeBounds.wait(fetchLockLifetime)
+        self.tombstoneLifetime = TimeBounds.wait(tombstoneLifetime)
         registry = AttachedDatabases()
         let published = PublishedSequence()
         publisher = RedisPublisher(
             pool: pool, keys: keys, streamLength: streamLength, registry: registry, metrics: metrics,
             logger: logger, waitLimit: endpoint.commandTimeout * 2, published: published,
-            tombstoneLifetime: TimeBounds.wait(tombstoneLifetime))
+            tombstoneLifetime: self.tombstoneLifetime)
         reader = InvalidationReader(
             endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger, published: published,
             publisher: publisher)
