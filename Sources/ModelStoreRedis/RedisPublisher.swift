@@ -362,11 +362,18 @@ final class RedisPublisher: Sendable {
         return false
     }
 
-    /// Lets the outbox entry of a bulk removal go ``settleDelay`` after Redis applied it, as a
-    /// key's: a Redis that loses its data before the other nodes read the entry is sent it again.
+    /// Lets the outbox entry of a bulk removal go once Redis applied it. A tag removal's goes
+    /// ``settleDelay`` after, as a key's: a Redis that loses its data before the other nodes read
+    /// the entry is sent it again, which its version makes harmless (its clock only rises, and a
+    /// node removes only the records it covers). A removal by prefix (or of the database) goes at
+    /// once: sending it again would raise the generation again, making every record in Redis
+    /// unreachable once more, and remove newer records with the prefix on every node.
     private func settle(bulk invalidation: SharedTierInvalidation, of attachment: RedisAttachment) {
-        guard !attachment.isDetached else { return }
         let database = attachment.database
+        guard case .tag(_, _?) = invalidation, !attachment.isDetached else {
+            database.didPublish(bulk: invalidation)
+            return
+        }
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(Self.settleDelay)))) {
             database.didPublish(bulk: invalidation)
         }

@@ -252,3 +252,100 @@ struct FleetTagRemovalTests {
         #expect(try timeUntil { try c.value("k") == "v2" } != nil)
     }
 }
+
+/// A randomized check against a reference: after any seeded sequence of sets (with random
+/// tags), removals of keys, tags and prefixes on any of 2–3 nodes, and nodes replaced by fresh
+/// ones (which hold nothing and read Redis), every read on every node returns the reference's
+/// value or misses; never a value the reference no longer holds. The seed is printed; set
+/// `MODELSTORE_TAG_SEED` to replay one, `MODELSTORE_TAG_STEPS` for longer runs.
+@Suite(.serialized, .enabled(if: RedisServer.isInstalled, "needs redis-server (scripts/install-dependencies)"))
+struct FleetTagReferenceTests {
+    static let seeds: [UInt64] = {
+        if let seed = ProcessInfo.processInfo.environment["MODELSTORE_TAG_SEED"].flatMap(UInt64.init) { return [seed] }
+        return [1, 37, UInt64.random(in: 0...UInt64.max)]
+    }()
+    static let steps = ProcessInfo.processInfo.environment["MODELSTORE_TAG_STEPS"].flatMap(Int.init) ?? 150
+
+    static let keys = ["a:1", "a:2", "a:3", "ab:1", "b:1", "b:2", "b:3", "c:1", "c:2", "c:3"]
+    static let tags = ["x", "y", "z"]
+    static let prefixes = ["a:", "a", "b:", "c:"]
+
+    @Test(arguments: seeds) func everyReadAgreesWithTheReferenceOrMisses(seed: UInt64) throws {
+        var random = SeededGenerator(seed: seed)
+        let server = try RedisServer()
+        var nodes = try (0..<Int.random(in: 2...3, using: &random)).map { _ in try FleetNode(server) }
+        /// What the fleet holds after every acknowledged operation: value and tags per key.
+        var reference: [String: (value: String, tags: Set<String>, step: Int)] = [:]
+        /// The step of the last removal by prefix: it raises the database's generation in Redis.
+        var lastPrefixRemoval = -1
+        var violations: [String] = []
+        var redisReads = 0
+        func settle() throws {
+            let settled = timeUntil { nodes.allSatisfy { $0.caughtUp() } }
+            if settled == nil { violations.append("the nodes did not catch up with the stream") }
+        }
+        func check(_ node: Int, _ key: String, step: Int, _ what: String) throws {
+            let read = try nodes[node].value(key)
+            guard let read else { return }
+            if read != reference[key]?.value {
+                violations.append("step \(step) (\(what)): node \(node) read \(key)=\(read), the reference holds \(reference[key]?.value ?? "nothing")")
+            }
+        }
+        for step in 0..<Self.steps {
+            let node = Int.random(in: 0..<nodes.count, using: &random)
+            let store = nodes[node].store
+            let roll = Int.random(in: 0..<100, using: &random)
+            let what: String
+            switch roll {
+            case 0..<60:
+                let key = Self.keys.randomElement(using: &random)!
+                let tags = Self.tags.filter { _ in Int.random(in: 0..<5, using: &random) < 2 }
+                let value = "s\(step)"
+                try store.set(Profile(value: value), forKey: key, tags: tags)
+                reference[key] = (value, Set(tags), step)
+                what = "node \(node) set \(key)=\(value) tags \(tags)"
+            case 60..<68:
+                let key = Self.keys.randomElement(using: &random)!
+                try store.removeObject(forKey: key)
+                reference[key] = nil
+                what = "node \(node) removed \(key)"
+            case 68..<88:
+                let tag = Self.tags.randomElement(using: &random)!
+                _ = try store.removeObjects(taggedWith: tag)
+                reference = reference.filter { !$0.value.tags.contains(tag) }
+                what = "node \(node) removed tag \(tag)"
+            case 88..<94:
+                let prefix = Self.prefixes.randomElement(using: &random)!
+                try store.removeObjects(withPrefix: prefix)
+                reference = reference.filter { !$0.key.hasPrefix(prefix) }
+                lastPrefixRemoval = step
+                what = "node \(node) removed prefix \(prefix)"
+            default:
+                // A fresh node in its place: it holds nothing, so it reads what it can from Redis.
+                nodes[node] = try FleetNode(server)
+                what = "node \(node) replaced by a fresh one"
+            }
+            try settle()
+            if ProcessInfo.processInfo.environment["MODELSTORE_TAG_TRACE"] == "1" { print("step \(step): \(what)") }
+            for _ in 0..<4 {
+                try check(Int.random(in: 0..<nodes.count, using: &random), Self.keys.randomElement(using: &random)!, step: step, what)
+            }
+            if !violations.isEmpty { break }
+        }
+        // A node that holds nothing reads every key from Redis.
+        let fresh = try FleetNode(server)
+        nodes.append(fresh)
+        try settle()
+        for key in Self.keys {
+            try check(nodes.count - 1, key, step: Self.steps, "a fresh node at the end")
+            if try fresh.value(key) != nil { redisReads += 1 }
+        }
+        // Keys written after the last removal by prefix (which made every record in Redis
+        // unreachable): tag removals since left every one they did not cover reachable, and
+        // nothing expires here, so the fresh node finds each in Redis.
+        let held = reference.values.filter { $0.step > lastPrefixRemoval }.count
+        print("Tag reference check, seed \(seed): \(Self.steps) steps, \(violations.count) violations; a fresh node found \(redisReads) of the \(reference.count) keys the reference holds in Redis, \(held) written since the last removal by prefix")
+        #expect(violations.isEmpty, "seed \(seed): \(violations.prefix(5).joined(separator: "; "))")
+        #expect(redisReads >= held, "seed \(seed): a fresh node found \(redisReads) of \(held) keys in Redis")
+    }
+}
