@@ -63,7 +63,8 @@ public final class RedisTier: SharedTier, Sendable {
     ///     (default 5 s).
     ///   - tombstoneLifetime: How long Redis keeps a removal's tombstone (default 10 minutes): a
     ///     publication of an older version that arrives within it (a connection that stalled)
-    ///     changes nothing. README, "Running a fleet", says what it costs.
+    ///     changes nothing. A tag removal's clock lives as long, then is folded into its bucket's
+    ///     floor (TagClocks.swift). README, "Running a fleet", says what they cost.
     ///   - logger: Where failures are logged.
     /// - Throws: ``ModelStore/ModelStoreError/invalidPolicy(reason:)`` for an empty host, a port
     ///   out of range, a negative database or stream length, or a duration that is not positive
