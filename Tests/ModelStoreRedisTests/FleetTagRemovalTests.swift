@@ -256,8 +256,11 @@ struct FleetTagRemovalTests {
 /// A randomized check against a reference: after any seeded sequence of sets (with random
 /// tags), removals of keys, tags and prefixes on any of 2–3 nodes, and nodes replaced by fresh
 /// ones (which hold nothing and read Redis), every read on every node returns the reference's
-/// value or misses; never a value the reference no longer holds. The seed is printed; set
-/// `MODELSTORE_TAG_SEED` to replay one, `MODELSTORE_TAG_STEPS` for longer runs.
+/// value or misses; never a value the reference no longer holds. After each operation the test
+/// waits until every node has read the stream up to the counter, so a read checks what the
+/// fleet settled on, not the invalidation latency. The seed is printed; set
+/// `MODELSTORE_TAG_SEED` to replay one, `MODELSTORE_TAG_STEPS` for longer runs,
+/// `MODELSTORE_TAG_TRACE=1` to print each operation.
 @Suite(.serialized, .enabled(if: RedisServer.isInstalled, "needs redis-server (scripts/install-dependencies)"))
 struct FleetTagReferenceTests {
     static let seeds: [UInt64] = {
