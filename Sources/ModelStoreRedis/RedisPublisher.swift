@@ -153,6 +153,9 @@ final class RedisPublisher: Sendable {
     private func enqueueReturningTicket(
         _ invalidation: SharedTierInvalidation, for attachment: RedisAttachment
     ) -> (ticket: UInt64, failing: Bool) {
+        // This node's own reads honour a tag removal from now on, even while Redis is unreachable
+        // and the publication waits (its own stream entries are skipped).
+        if case .tag(let tag, let version?) = invalidation { attachment.tagClocks.note(tag, version: version.time) }
         let (ticket, failing, start) = state.withLock { state -> (UInt64, Bool, Bool) in
             var entry = state.pending[ObjectIdentifier(attachment)] ?? (attachment, Pending())
             Self.add(invalidation, to: &entry.work)
@@ -327,7 +330,6 @@ final class RedisPublisher: Sendable {
         of attachment: RedisAttachment, name: [UInt8], node: [UInt8]
     ) -> Bool {
         let version = version ?? SharedTierVersion(time: Date().timeIntervalSinceReferenceDate)
-        // This node's own reads honour it from now on (its own stream entries are skipped).
         attachment.tagClocks.note(tag, version: version.time)
         let database = attachment.database.name
         let payload = InvalidationMessage.encode(.tag(tag, version: version))
