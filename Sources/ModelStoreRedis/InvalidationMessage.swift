@@ -7,7 +7,8 @@ import ModelStore
 /// |---|---|
 /// | `k` keys | per key: `c` and the collection's name, or `d`; then the key |
 /// | `p` prefix | `c` and the collection's name, or `d`; then the prefix |
-/// | `t` tag | the tag |
+/// | `t` tag (of any version) | the tag |
+/// | `u` tag removed at a version | the tag, then the version (8 bytes, Float64 little-endian) |
 /// | `a` the whole database | nothing |
 /// | `v` keys with versions | per key: as `k`, then the version (8 bytes, Float64 little-endian) |
 /// | `z` the database's generation was made anew (read it again) | nothing |
@@ -57,9 +58,10 @@ enum InvalidationMessage {
             out.append(UInt8(ascii: "p"))
             space(collection)
             out += RedisKeys.lengthPrefixed(Array(prefix.utf8))
-        case .tag(let tag):
-            out.append(UInt8(ascii: "t"))
+        case .tag(let tag, let version):
+            out.append(UInt8(ascii: version == nil ? "t" : "u"))
             out += RedisKeys.lengthPrefixed(Array(tag.utf8))
+            if let version { withUnsafeBytes(of: version.time.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
         case .database:
             out.append(UInt8(ascii: "a"))
         }
@@ -92,6 +94,9 @@ enum InvalidationMessage {
         case UInt8(ascii: "t"):
             guard let tag = reader.name(), reader.isAtEnd else { return nil }
             return .tag(tag)
+        case UInt8(ascii: "u"):
+            guard let tag = reader.name(), let time = reader.double(), !time.isNaN, reader.isAtEnd else { return nil }
+            return .tag(tag, version: SharedTierVersion(time: time))
         case UInt8(ascii: "a"):
             return reader.isAtEnd ? .database : nil
         default:

@@ -382,12 +382,16 @@ final class InvalidationReader: Sendable {
             logger.warning("An invalidation could not be read; doubting the database's local records",
                 metadata: ["database": "\(entry.database)"])
             attachment.forgetGeneration()
+            attachment.tagClocks.markStale()
             attachment.database.enterDoubt()
             return
         }
         // A bulk removal raised the generation: read it again from Redis, the one place that
         // holds it (an entry's own number could be another client's).
         if entry.isBulk { attachment.forgetGeneration() }
+        // A tag removal's clock: before the local removal, so that no read of this node takes a
+        // record it covers from Redis once its local copy is gone (TagClocks.swift).
+        if case .tag(let tag, let version?) = invalidation { attachment.tagClocks.note(tag, version: version.time) }
         if invalidation == .database { metrics.localClears.increment() }
         attachment.database.apply(invalidation)
     }
@@ -413,6 +417,8 @@ final class InvalidationReader: Sendable {
         for attachment in registry.all {
             metrics.doubts.increment()
             attachment.forgetGeneration()
+            // Tag removals may have been missed too: the clocks are loaded again at the next read.
+            attachment.tagClocks.markStale()
             // Read from data that may have been rolled back: dropped, so read again.
             if rolledBack { attachment.database.dropRecentFills() }
             attachment.database.enterDoubt()

@@ -11,6 +11,9 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// The epoch and the database's generation as last read (or raised by this process's bulk
     /// removal); nil: not known yet, read from Redis at the next use.
     private let knownGeneration = Guarded<RedisGeneration?>(nil)
+    /// How many times the generation was forgotten: a generation read from Redis before a
+    /// forget is not kept after it (it may predate the bulk removal that made the forget).
+    private let forgets = Guarded<UInt64>(0)
     /// Set when the database closes in this process: its queued publications still go out, as
     /// removals (its records can no longer be read). Dropping them would leave the other nodes
     /// with the values this process overwrote while Redis was unreachable.
@@ -27,10 +30,14 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// Who published an entry, as the stream says it: the node and this attachment's serial.
     let origin: String
 
+    /// The database's tag removal clocks, as this node knows them (TagClocks.swift).
+    let tagClocks: TagClocks
+
     init(tier: RedisTier, database: SharedTierDatabase) {
         self.tier = tier
         self.database = database
         origin = "\(tier.node)#\(tier.registry.nextSerial())"
+        tagClocks = TagClocks(lifetime: tier.tombstoneLifetime)
     }
 
     private var name: String { database.name }
@@ -40,6 +47,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// ``RedisScripts/readGeneration``); nil if Redis cannot say.
     func generation() -> RedisGeneration? {
         if let known = knownGeneration.withLock({ $0 }) { return known }
+        let forgotten = forgets.withLock { $0 }
         let keys = tier.keys
         let arguments: [[UInt8]] = [
             Array("EVAL".utf8), Array(RedisScripts.readGeneration.utf8), Array("4".utf8), keys.epoch,
@@ -57,11 +65,16 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             return nil
         }
         let read = RedisGeneration(epoch: epoch, number: number)
-        return knownGeneration.withLock { known in
-            // A higher one noted meanwhile (this process's bulk removal) wins.
-            if let current = known, current.epoch == read.epoch, current.number > read.number { return current }
-            known = read
-            return read
+        return forgets.withLock { count in
+            knownGeneration.withLock { known in
+                // A higher one noted meanwhile (this process's bulk removal) wins.
+                if let current = known, current.epoch == read.epoch, current.number > read.number { return current }
+                // Forgotten while it was read (a bulk removal's entry came in): used for this
+                // call, which began before that removal, but read again by the next.
+                guard count == forgotten else { return read }
+                known = read
+                return read
+            }
         }
     }
 
@@ -77,7 +90,10 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// Forgets the epoch and generation (Redis's data changed under it, or a bulk removal raised
     /// the generation): the next use reads them from Redis.
     func forgetGeneration() {
-        knownGeneration.withLock { $0 = nil }
+        forgets.withLock { count in
+            count += 1
+            knownGeneration.withLock { $0 = nil }
+        }
     }
 
     func recordKey(_ key: SharedTierKey, generation: RedisGeneration) -> [UInt8] {
@@ -109,7 +125,9 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// One round trip: the value under the key's record key and its remaining lifetime.
     private func fetch(_ key: SharedTierKey) -> SharedTierAnswer {
         // No record before the invalidation reader follows the stream (it starts at its end).
-        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation() else {
+        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation(),
+            loadTagClocks()
+        else {
             return .unavailable
         }
         let redisKey = recordKey(key, generation: generation)
@@ -120,6 +138,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         switch replies[0] {
         case .string(let bytes) where !bytes.isEmpty:
             if let time = Tombstone.time(of: bytes) { return .removed(SharedTierVersion(time: time)) }
+            if let removed = tagRemovalAnswer(for: bytes) { return removed }
             let remaining: Duration?
             switch replies[1].integer {
             case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)

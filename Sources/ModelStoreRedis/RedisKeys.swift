@@ -3,8 +3,8 @@ import ModelStore
 /// The Redis keys of one tier, all under its `keyPrefix`.
 ///
 /// Injective: after the prefix, one letter says what a key is (`r` a record, `l` a fetch lock,
-/// `g` a database's generation, `s` the invalidation stream, `n` its sequence counter, `e` the
-/// epoch); every name is written with its length in front (`3:abc`), a record key carries the
+/// `g` a database's generation, `t` a database's tag removal clocks, `f` their folded floors,
+/// `s` the invalidation stream, `n` its sequence counter, `e` the epoch); every name is written with its length in front (`3:abc`), a record key carries the
 /// epoch and the database's generation (both length-prefixed) and ends with `c` and the
 /// collection's name (also with its length) or `d` for the store's own keys, then the key's
 /// bytes. So no two (database, epoch, generation, collection, key) share a Redis key,
@@ -22,6 +22,18 @@ struct RedisKeys: Sendable {
     /// keys carry it, so one increment makes every record of the database unreachable.
     func generation(database: String) -> [UInt8] {
         prefix + [UInt8(ascii: "g")] + Self.lengthPrefixed(Array(database.utf8))
+    }
+
+    /// A sorted set: per tag removed, the removal's version (the score). A record with the tag
+    /// whose version is not above it is removed (TagClocks.swift).
+    func tagClocks(database: String) -> [UInt8] {
+        prefix + [UInt8(ascii: "t")] + Self.lengthPrefixed(Array(database.utf8))
+    }
+
+    /// A string of ``TagClocks/bucketCount`` Float64s (little-endian): the newest version of the
+    /// expired tag clocks of each bucket of tags (TagClocks.swift).
+    func tagFloors(database: String) -> [UInt8] {
+        prefix + [UInt8(ascii: "f")] + Self.lengthPrefixed(Array(database.utf8))
     }
 
     func record(database: String, generation: RedisGeneration, key: SharedTierKey) -> [UInt8] {

@@ -48,6 +48,8 @@ final class RedisPublisher: Sendable {
         var keySet: Set<SharedTierKey> = []
         /// What the keys owed when their database closed (it cannot be read any more).
         var captured: [SharedTierKey: SharedTierPublication] = [:]
+        /// Whether the tag clocks this node holds are restored in Redis first (Redis lost its data).
+        var restoresTagClocks = false
     }
 
     private struct State {
@@ -103,7 +105,19 @@ final class RedisPublisher: Sendable {
     /// Queues again everything every attached database's outbox still owes, settled entries
     /// included until ``settleDelay`` passed: Redis lost what it held (restarted empty, flushed).
     func republishOutboxes() {
-        for attachment in registry.all { enqueueOutbox(of: attachment) }
+        for attachment in registry.all {
+            // Before the outbox: no record a tag removal covered may be taken in again.
+            let start = state.withLock { state -> Bool in
+                var entry = state.pending[ObjectIdentifier(attachment)] ?? (attachment, Pending())
+                entry.work.restoresTagClocks = true
+                state.pending[ObjectIdentifier(attachment)] = entry
+                let start = !state.draining
+                state.draining = true
+                return start
+            }
+            if start { queue.async { self.drain() } }
+            enqueueOutbox(of: attachment)
+        }
     }
 
     /// Queues, without waiting, everything `attachment`'s database's outbox owes (at attach:
@@ -139,6 +153,9 @@ final class RedisPublisher: Sendable {
     private func enqueueReturningTicket(
         _ invalidation: SharedTierInvalidation, for attachment: RedisAttachment
     ) -> (ticket: UInt64, failing: Bool) {
+        // This node's own reads honour a tag removal from now on, even while Redis is unreachable
+        // and the publication waits (its own stream entries are skipped).
+        if case .tag(let tag, let version?) = invalidation { attachment.tagClocks.note(tag, version: version.time) }
         let (ticket, failing, start) = state.withLock { state -> (UInt64, Bool, Bool) in
             var entry = state.pending[ObjectIdentifier(attachment)] ?? (attachment, Pending())
             Self.add(invalidation, to: &entry.work)
@@ -212,6 +229,7 @@ final class RedisPublisher: Sendable {
                         for invalidation in newer.bulk { Self.add(invalidation, to: &merged) }
                         Self.add(.keys(newer.keys), to: &merged)
                         merged.captured.merge(newer.captured) { _, new in new }
+                        merged.restoresTagClocks = merged.restoresTagClocks || newer.restoresTagClocks
                     }
                     state.pending[ObjectIdentifier(attachment)] = (attachment, merged)
                 }
@@ -241,6 +259,7 @@ final class RedisPublisher: Sendable {
     private func publish(_ work: Pending, of attachment: RedisAttachment) -> Pending? {
         let name = Array(attachment.database.name.utf8)
         let node = Array(attachment.origin.utf8)
+        if work.restoresTagClocks, !attachment.isDeleted, !attachment.restoreTagClocks() { return work }
         for (index, invalidation) in work.bulk.enumerated() {
             guard publish(bulk: invalidation, of: attachment, name: name, node: node) else {
                 return remainder(work, fromBulk: index)
@@ -271,6 +290,9 @@ final class RedisPublisher: Sendable {
     /// Raises the database's generation for a bulk removal and announces it, in one script;
     /// false if Redis failed (kept for the retry). Reads the epoch again once if Redis's changed.
     private func publish(bulk invalidation: SharedTierInvalidation, of attachment: RedisAttachment, name: [UInt8], node: [UInt8]) -> Bool {
+        if case .tag(let tag, let version) = invalidation {
+            return publish(tagRemoval: tag, version: version, as: invalidation, of: attachment, name: name, node: node)
+        }
         for _ in 0..<2 {
             guard let known = attachment.generation() else { return false }
             let generationKey = keys.generation(database: attachment.database.name)
@@ -288,7 +310,7 @@ final class RedisPublisher: Sendable {
                 published.note(sequence, epoch: known.epoch)
                 attachment.noteGeneration(generation)
                 metrics.invalidationsSent.increment()
-                attachment.database.didPublish(bulk: invalidation)
+                settle(bulk: invalidation, of: attachment)
                 return true
             case .success(let reply) where reply.bytes == Array("epoch".utf8):
                 attachment.forgetGeneration()
@@ -297,6 +319,66 @@ final class RedisPublisher: Sendable {
             }
         }
         return false
+    }
+
+    /// Raises the tag's removal clock in Redis and announces the removal, in one script; no
+    /// record key changes (TagClocks.swift). A removal without a version (an outbox entry of a
+    /// release before them) takes the time now: later than every record it could have named.
+    /// False if Redis failed (kept for the retry). Reads the epoch again once if Redis's changed.
+    private func publish(
+        tagRemoval tag: String, version: SharedTierVersion?, as invalidation: SharedTierInvalidation,
+        of attachment: RedisAttachment, name: [UInt8], node: [UInt8]
+    ) -> Bool {
+        let version = version ?? SharedTierVersion(time: Date().timeIntervalSinceReferenceDate)
+        attachment.tagClocks.note(tag, version: version.time)
+        let database = attachment.database.name
+        let payload = InvalidationMessage.encode(.tag(tag, version: version))
+        for _ in 0..<2 {
+            guard let known = attachment.generation() else { return false }
+            let command: [[UInt8]] = [
+                Array("EVAL".utf8), Array(RedisScripts.publishTagRemoval.utf8), Array("5".utf8), keys.epoch, keys.sequence,
+                keys.stream, keys.tagClocks(database: database), keys.tagFloors(database: database), known.epoch,
+                streamLength, node, name, payload, Array(tag.utf8), Array(Self.decimal(version.time).utf8),
+                Array(Self.decimal(attachment.tagClocks.lifetime).utf8),
+            ]
+            let result = withSpan(Self.roundTripSpan, ofKind: .client) { _ in
+                pool.run { connection in try connection.command(command) }
+            }
+            switch result {
+            case .success(let reply) where reply.bytes == Array("epoch".utf8):
+                attachment.forgetGeneration()
+            case .success(let reply):
+                guard let sequence = reply.integer else {
+                    metrics.errors.increment()
+                    logger.warning("Redis refused a tag removal", metadata: ["reply": "\(reply)"])
+                    return false
+                }
+                published.note(sequence, epoch: known.epoch)
+                metrics.invalidationsSent.increment()
+                settle(bulk: invalidation, of: attachment)
+                return true
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    /// Lets the outbox entry of a bulk removal go once Redis applied it. A tag removal's goes
+    /// ``settleDelay`` after, as a key's: a Redis that loses its data before the other nodes read
+    /// the entry is sent it again, which its version makes harmless (its clock only rises, and a
+    /// node removes only the records it covers). A removal by prefix (or of the database) goes at
+    /// once: sending it again would raise the generation again, making every record in Redis
+    /// unreachable once more, and remove newer records with the prefix on every node.
+    private func settle(bulk invalidation: SharedTierInvalidation, of attachment: RedisAttachment) {
+        let database = attachment.database
+        guard case .tag(_, _?) = invalidation, !attachment.isDetached else {
+            database.didPublish(bulk: invalidation)
+            return
+        }
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(Self.settleDelay)))) {
+            database.didPublish(bulk: invalidation)
+        }
     }
 
     /// Stores what the outbox owes for each key in Redis (its record, or a tombstone) where Redis
@@ -342,12 +424,13 @@ final class RedisPublisher: Sendable {
         _ owed: [(key: SharedTierKey, publication: SharedTierPublication)], generation: RedisGeneration,
         of attachment: RedisAttachment, name: [UInt8], node: [UInt8]
     ) -> Outcome {
+        let database = attachment.database.name
         var arguments: [[UInt8]] = [
-            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(owed.count + 3).utf8),
-            keys.epoch, keys.sequence, keys.stream,
+            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(owed.count + 5).utf8),
+            keys.epoch, keys.sequence, keys.stream, keys.tagClocks(database: database), keys.tagFloors(database: database),
         ]
         var values: [[UInt8]] = []
-        values.reserveCapacity(owed.count * 4)
+        values.reserveCapacity(owed.count * 5)
         for (key, publication) in owed {
             arguments.append(attachment.recordKey(key, generation: generation))
             let version: SharedTierVersion
@@ -364,8 +447,17 @@ final class RedisPublisher: Sendable {
             }
             values.append(Array(Self.decimal(version.time).utf8))
             values.append(InvalidationMessage.versionedPart(SharedTierChange(key: key, version: version)))
+            // The script refuses a record that a tag removal covers (TagClocks.swift).
+            if case .set(let record, _) = publication {
+                values.append(RedisAttachment.encodedTags(record.tags))
+            } else {
+                values.append([])
+            }
         }
-        arguments += [generation.epoch, streamLength, node, name, InvalidationMessage.versionedKind]
+        arguments += [
+            generation.epoch, streamLength, node, name, InvalidationMessage.versionedKind,
+            Array(String(max(1, nanoseconds(tombstoneLifetime) / 1_000_000)).utf8),
+        ]
         arguments += values
         let command = arguments
         let result = withSpan(Self.roundTripSpan, ofKind: .client) { span in

@@ -55,26 +55,32 @@ enum RedisScripts {
 
         """
 
-    /// KEYS: the epoch, the sequence counter, the stream, then the record keys. ARGV: the epoch
-    /// the record keys carry, the stream's approximate length, the node, the database, the
-    /// payload's kind, then per record key: its value (a record, or a tombstone), its lifetime
-    /// in milliseconds (0: none), its version (a decimal Float64 that round-trips), and its part
-    /// of the stream entry's payload.
+    /// KEYS: the epoch, the sequence counter, the stream, the database's tag clocks and floors,
+    /// then the record keys. ARGV: the epoch the record keys carry, the stream's approximate
+    /// length, the node, the database, the payload's kind, a tombstone's lifetime in
+    /// milliseconds, then per record key: its value (a record, or a tombstone), its lifetime in
+    /// milliseconds (0: none), its version (a decimal Float64 that round-trips), its part of the
+    /// stream entry's payload, and its tags (each as `<length>:<bytes>`; empty for none).
     ///
     /// Fenced: a key is set only if what Redis holds there is older (or nothing, or not ours), or
     /// is this very value (a retry). The entry announces only the keys set, with the epoch. So
     /// a publication that arrives late (a connection that stalled) never replaces or removes a
-    /// newer write, and announces nothing. Returns `epoch` if the epoch is not the one the keys
-    /// carry (Redis lost its data: read it again), else the entry's sequence number (0: none)
-    /// and per key `0` (set) or the newer version Redis holds (as text).
-    static let publishKeys = prologue + versionOf + """
+    /// newer write, and announces nothing. A record whose tag was removed at or after its version
+    /// (TagClocks.swift) is not stored: a tombstone of its version takes its place (announced as
+    /// a removal), so no older record of the key comes back either. Returns `epoch` if the epoch
+    /// is not the one the keys carry (Redis lost its data: read it again), else the entry's
+    /// sequence number (0: none) and per key `0` (set) or the newer version Redis holds, or the
+    /// refused record's own (as text).
+    static let publishKeys = prologue + versionOf + tagClockFunctions + """
         if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 'epoch' end
         counter(KEYS[2])
         stream(KEYS[3])
+        sorted_set(KEYS[4])
+        plain_string(KEYS[5])
         local payload = ARGV[5]
         local results = {}
-        for i = 4, #KEYS do
-          local base = 6 + (i - 4) * 4
+        for i = 6, #KEYS do
+          local base = 7 + (i - 6) * 5
           local value = ARGV[base]
           local px = tonumber(ARGV[base + 1])
           local version = tonumber(ARGV[base + 2])
@@ -82,13 +88,19 @@ enum RedisScripts {
           if redis.call('TYPE', KEYS[i])['ok'] == 'string' then existing = redis.call('GET', KEYS[i]) end
           local current = version_of(existing)
           if current == nil or version > current or existing == value then
-            if px > 0 then
-              redis.call('SET', KEYS[i], value, 'PX', px)
+            if ARGV[base + 4] ~= '' and tag_removal(KEYS[4], KEYS[5], ARGV[base + 4], version) then
+              redis.call('SET', KEYS[i], 'T' .. struct.pack('<d', version), 'PX', ARGV[6])
+              payload = payload .. ARGV[base + 3]
+              results[#results + 1] = string.format('%.17g', version)
             else
-              redis.call('SET', KEYS[i], value)
+              if px > 0 then
+                redis.call('SET', KEYS[i], value, 'PX', px)
+              else
+                redis.call('SET', KEYS[i], value)
+              end
+              payload = payload .. ARGV[base + 3]
+              results[#results + 1] = '0'
             end
-            payload = payload .. ARGV[base + 3]
-            results[#results + 1] = '0'
           else
             results[#results + 1] = string.format('%.17g', current)
           end

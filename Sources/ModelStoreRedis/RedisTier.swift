@@ -39,6 +39,8 @@ public final class RedisTier: SharedTier, Sendable {
     let streamLength: Int
     /// How long a fetch lock lives when its holder dies.
     let fetchLockLifetime: Duration
+    /// How long a removal's tombstone, and a tag removal's clock, live in Redis.
+    let tombstoneLifetime: Duration
     let publisher: RedisPublisher
     let registry: AttachedDatabases
     let reader: InvalidationReader
@@ -61,7 +63,8 @@ public final class RedisTier: SharedTier, Sendable {
     ///     (default 5 s).
     ///   - tombstoneLifetime: How long Redis keeps a removal's tombstone (default 10 minutes): a
     ///     publication of an older version that arrives within it (a connection that stalled)
-    ///     changes nothing. README, "Running a fleet", says what it costs.
+    ///     changes nothing. A tag removal's clock lives as long, then is folded into its bucket's
+    ///     floor (TagClocks.swift). README, "Running a fleet", says what they cost.
     ///   - logger: Where failures are logged.
     /// - Throws: ``ModelStore/ModelStoreError/invalidPolicy(reason:)`` for an empty host, a port
     ///   out of range, a negative database or stream length, or a duration that is not positive
@@ -104,12 +107,13 @@ public final class RedisTier: SharedTier, Sendable {
         node = Self.makeNodeName()
         self.streamLength = streamLength
         self.fetchLockLifetime = TimeBounds.wait(fetchLockLifetime)
+        self.tombstoneLifetime = TimeBounds.wait(tombstoneLifetime)
         registry = AttachedDatabases()
         let published = PublishedSequence()
         publisher = RedisPublisher(
             pool: pool, keys: keys, streamLength: streamLength, registry: registry, metrics: metrics,
             logger: logger, waitLimit: endpoint.commandTimeout * 2, published: published,
-            tombstoneLifetime: TimeBounds.wait(tombstoneLifetime))
+            tombstoneLifetime: self.tombstoneLifetime)
         reader = InvalidationReader(
             endpoint: endpoint, keys: keys, registry: registry, metrics: metrics, logger: logger, published: published,
             publisher: publisher)

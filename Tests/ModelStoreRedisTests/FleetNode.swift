@@ -11,7 +11,8 @@ struct Profile: Codable, Sendable, Equatable {
 /// One node of a fleet inside the test process: its own directory (so its own local tiers),
 /// its own RedisTier (so its own node name), over one shared `redis-server`.
 final class FleetNode: @unchecked Sendable {
-    let directory = TemporaryDirectory()
+    /// The node's own directory (a restarted node is given the one it had).
+    let directory: TemporaryDirectory
     let tier: RedisTier
     let store: ModelStore
 
@@ -26,12 +27,15 @@ final class FleetNode: @unchecked Sendable {
     /// of one (whose faults then hit this node alone).
     init(
         port: Int, commandTimeout: Duration = .milliseconds(500), name: String = "users", prefix: String = "test:",
-        objectCacheLimit: Int = 0, configure: (inout ModelStore.Configuration) -> Void = { _ in }
+        objectCacheLimit: Int = 0, tombstoneLifetime: Duration = .seconds(600), directory: TemporaryDirectory? = nil,
+        configure: (inout ModelStore.Configuration) -> Void = { _ in }
     ) throws {
-        tier = try RedisTier(host: "127.0.0.1", port: port, keyPrefix: prefix, commandTimeout: commandTimeout)
+        self.directory = directory ?? TemporaryDirectory()
+        tier = try RedisTier(
+            host: "127.0.0.1", port: port, keyPrefix: prefix, commandTimeout: commandTimeout, tombstoneLifetime: tombstoneLifetime)
         var configuration = ModelStore.Configuration()
         configure(&configuration)
-        configuration.directory = directory.url
+        configuration.directory = self.directory.url
         configuration.sharedTier = tier
         configuration.objectCacheLimit = objectCacheLimit
         store = try ModelStore(name: name, policy: .never, configuration: configuration)

@@ -37,10 +37,11 @@ struct FleetVersionTests {
         /// One publication of `value` for the key at `olderVersion`, as `a`'s publisher sends it.
         func publishLate(_ value: [UInt8], milliseconds: Int) throws -> RedisReply {
             try server.command([
-                Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array("4".utf8), a.tier.keys.epoch, a.tier.keys.sequence,
-                a.tier.keys.stream, key, generation.epoch, Array("100000".utf8), Array("late".utf8), Array("users".utf8),
-                InvalidationMessage.versionedKind, value, Array(String(milliseconds).utf8),
-                Array(RedisPublisher.decimal(olderVersion.time).utf8), InvalidationMessage.versionedPart(change),
+                Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array("6".utf8), a.tier.keys.epoch, a.tier.keys.sequence,
+                a.tier.keys.stream, a.tier.keys.tagClocks(database: "users"), a.tier.keys.tagFloors(database: "users"), key,
+                generation.epoch, Array("100000".utf8), Array("late".utf8), Array("users".utf8),
+                InvalidationMessage.versionedKind, Array("600000".utf8), value, Array(String(milliseconds).utf8),
+                Array(RedisPublisher.decimal(olderVersion.time).utf8), InvalidationMessage.versionedPart(change), [],
             ])
         }
         let reply = try publishLate(older, milliseconds: 0)

@@ -65,7 +65,7 @@ struct SharedTierTests {
         try a.store.set(Profile(value: "3"), forKey: "c:1")
         try a.store.collection("orders").set(Profile(value: "4"), forKey: "o:1")
         // Held in b's own LevelDB (a read that races with a's own entries is served, not kept):
-        // the bulk removals below raise the generation, after which Redis's copies are unreachable.
+        // the removal by prefix below raises the generation, after which Redis's copies are unreachable.
         for key in ["a:1", "b:1", "c:1"] { #expect(try b.holdsLocally(key)) }
         #expect(try b.store.collection("orders").object(Profile.self, forKey: "o:1") != nil)
         // b alone has this one: a's prefix removal must still reach it.

@@ -5,10 +5,10 @@ import Foundation
 import ModelStore
 import ModelStoreRedis
 
-// README.md:47 is not compiled: Package.swift excerpt
+// README.md:48 is not compiled: Package.swift excerpt
 
-// README.md:69
-#sourceLocation(file: "README.md", line: 70)
+// README.md:70
+#sourceLocation(file: "README.md", line: 71)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -17,9 +17,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:77
-    func readmeLine77() throws {
-#sourceLocation(file: "README.md", line: 78)
+    /// README.md:78
+    func readmeLine78() throws {
+#sourceLocation(file: "README.md", line: 79)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -32,9 +32,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:87
-    func readmeLine87() throws {
-#sourceLocation(file: "README.md", line: 88)
+    /// README.md:88
+    func readmeLine88() throws {
+#sourceLocation(file: "README.md", line: 89)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -52,9 +52,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:134
-    func readmeLine134() throws {
-#sourceLocation(file: "README.md", line: 135)
+    /// README.md:135
+    func readmeLine135() throws {
+#sourceLocation(file: "README.md", line: 136)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -63,9 +63,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:142
-    func readmeLine142() throws {
-#sourceLocation(file: "README.md", line: 143)
+    /// README.md:143
+    func readmeLine143() throws {
+#sourceLocation(file: "README.md", line: 144)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -87,9 +87,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:173
-    func readmeLine173() throws {
-#sourceLocation(file: "README.md", line: 174)
+    /// README.md:174
+    func readmeLine174() throws {
+#sourceLocation(file: "README.md", line: 175)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -102,9 +102,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:189
-    func readmeLine189() async throws {
-#sourceLocation(file: "README.md", line: 190)
+    /// README.md:190
+    func readmeLine190() async throws {
+#sourceLocation(file: "README.md", line: 191)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -115,9 +115,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:205
-    func readmeLine205() throws {
-#sourceLocation(file: "README.md", line: 206)
+    /// README.md:206
+    func readmeLine206() throws {
+#sourceLocation(file: "README.md", line: 207)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -128,9 +128,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:220
-    func readmeLine220() async throws {
-#sourceLocation(file: "README.md", line: 221)
+    /// README.md:221
+    func readmeLine221() async throws {
+#sourceLocation(file: "README.md", line: 222)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -139,9 +139,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:228
-    func readmeLine228() throws {
-#sourceLocation(file: "README.md", line: 229)
+    /// README.md:229
+    func readmeLine229() throws {
+#sourceLocation(file: "README.md", line: 230)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -154,18 +154,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:244
-    func readmeLine244() throws {
-#sourceLocation(file: "README.md", line: 245)
+    /// README.md:245
+    func readmeLine245() throws {
+#sourceLocation(file: "README.md", line: 246)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:262
-    func readmeLine262() async throws {
-#sourceLocation(file: "README.md", line: 263)
+    /// README.md:263
+    func readmeLine263() async throws {
+#sourceLocation(file: "README.md", line: 264)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -177,9 +177,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:282
-    func readmeLine282() async throws {
-#sourceLocation(file: "README.md", line: 283)
+    /// README.md:283
+    func readmeLine283() async throws {
+#sourceLocation(file: "README.md", line: 284)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -202,9 +202,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:314
-    func readmeLine314() throws {
-#sourceLocation(file: "README.md", line: 315)
+    /// README.md:315
+    func readmeLine315() throws {
+#sourceLocation(file: "README.md", line: 316)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -214,9 +214,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:329
-    func readmeLine329() async throws {
-#sourceLocation(file: "README.md", line: 330)
+    /// README.md:330
+    func readmeLine330() async throws {
+#sourceLocation(file: "README.md", line: 331)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -229,9 +229,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:348
-    func readmeLine348() throws {
-#sourceLocation(file: "README.md", line: 349)
+    /// README.md:349
+    func readmeLine349() throws {
+#sourceLocation(file: "README.md", line: 350)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -248,8 +248,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:376
-#sourceLocation(file: "README.md", line: 377)
+// README.md:377
+#sourceLocation(file: "README.md", line: 378)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -257,9 +257,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:383
-    func readmeLine383() throws {
-#sourceLocation(file: "README.md", line: 384)
+    /// README.md:384
+    func readmeLine384() throws {
+#sourceLocation(file: "README.md", line: 385)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -273,9 +273,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:402
-    func readmeLine402() throws {
-#sourceLocation(file: "README.md", line: 403)
+    /// README.md:403
+    func readmeLine403() throws {
+#sourceLocation(file: "README.md", line: 404)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -288,10 +288,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:432 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:433 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:468
-#sourceLocation(file: "README.md", line: 469)
+// README.md:469
+#sourceLocation(file: "README.md", line: 470)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -300,9 +300,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:476
-    func readmeLine476() throws {
-#sourceLocation(file: "README.md", line: 477)
+    /// README.md:477
+    func readmeLine477() throws {
+#sourceLocation(file: "README.md", line: 478)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -321,9 +321,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:519
-    func readmeLine519() throws {
-#sourceLocation(file: "README.md", line: 520)
+    /// README.md:520
+    func readmeLine520() throws {
+#sourceLocation(file: "README.md", line: 521)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -336,20 +336,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:671 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:672 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:698 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:699 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:734 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:735 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:755 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:756 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:780 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:781 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:816
-    func readmeLine816() throws {
-#sourceLocation(file: "README.md", line: 817)
+    /// README.md:817
+    func readmeLine817() throws {
+#sourceLocation(file: "README.md", line: 818)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier

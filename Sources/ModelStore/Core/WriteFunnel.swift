@@ -299,10 +299,10 @@ extension OpenDatabase {
         sharedTier?.didRemove(prefix: prefix, in: space)
     }
 
-    /// Tells the shared tier, if any, that every record tagged `tag` was removed: the chunks
-    /// named only the records this process had.
-    func didRemove(tag: String) {
-        sharedTier?.didRemove(tag: tag)
+    /// Tells the shared tier, if any, that every record tagged `tag` stored at or before
+    /// `version` was removed: the chunks named only the records this process had.
+    func didRemove(tag: String, version: SharedTierVersion?) {
+        sharedTier?.didRemove(tag: tag, version: version)
     }
 
     /// Forgets every key of `changes` in memory: decoded models, remembered "not found" answers

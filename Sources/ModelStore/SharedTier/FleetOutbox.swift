@@ -7,7 +7,10 @@
 // | key | value | written by |
 // |---|---|---|
 // | 0xFF 0x15, then the record's LevelDB key | `S` (a set: publish the record stored now) or `R` and the removal's time (8 bytes, Float64 little-endian) | every set or removal of a record, in its write |
-// | 0xFF 0x16, then a number (8 bytes big-endian) | `p`, the key space's prefix with its length (LEB128), the prefix; or `t` and a tag; or `a` (the whole database) | a removal by prefix, collection or tag |
+// | 0xFF 0x16, then a number (8 bytes big-endian) | `p`, the key space's prefix with its length (LEB128), the prefix; or `u`, the removal's version (8 bytes, Float64 little-endian) and a tag; or `a` (the whole database) | a removal by prefix, collection or tag |
+//
+// (`t` and a tag, without a version, is what releases before versioned tag removals wrote: read
+// as a removal of every record with the tag.)
 //
 // An entry goes once the tier has applied it (``SharedTierDatabase/didPublish(_:)``): for a set,
 // only if the record is still the version published; for a removal, only if the entry is still
@@ -54,8 +57,11 @@ enum FleetOutbox {
             value += space
             value += Array(prefix.utf8)
             return value
-        case .tag(let tag):
-            return [UInt8(ascii: "t")] + Array(tag.utf8)
+        case .tag(let tag, let version):
+            guard let version else { return [UInt8(ascii: "t")] + Array(tag.utf8) }
+            var value: [UInt8] = [UInt8(ascii: "u")]
+            withUnsafeBytes(of: version.time.bitPattern.littleEndian) { value.append(contentsOf: $0) }
+            return value + Array(tag.utf8)
         case .database:
             return [UInt8(ascii: "a")]
         case .keys, .versioned:
@@ -77,6 +83,13 @@ enum FleetOutbox {
             return .prefix(prefix, collection: split.space.collection)
         case UInt8(ascii: "t"):
             return .tag(String(decoding: UnsafeRawBufferPointer(rebasing: value[1...]), as: UTF8.self))
+        case UInt8(ascii: "u"):
+            guard value.count > 9 else { return nil }
+            let time = RecordHeader.readDouble(value, at: 1)
+            guard !time.isNaN else { return nil }
+            return .tag(
+                String(decoding: UnsafeRawBufferPointer(rebasing: value[9...]), as: UTF8.self),
+                version: SharedTierVersion(time: time))
         case UInt8(ascii: "a"):
             return value.count == 1 ? .database : nil
         default:

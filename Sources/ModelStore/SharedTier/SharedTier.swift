@@ -141,8 +141,11 @@ public enum SharedTierInvalidation: Hashable, Sendable {
     case versioned([SharedTierChange])
     /// Every key of `collection` (nil: the store's own keys) that starts with `prefix`.
     case prefix(String, collection: String?)
-    /// Every record of the database tagged `tag`, in any collection.
-    case tag(String)
+    /// Every record of the database tagged `tag`, in any collection, whose version is at most
+    /// `version` (the removal's, from the removing node's fleet clock: records written with the
+    /// tag after the removal stay); nil: every such record, whatever its version (an outbox
+    /// entry of a release before versioned tag removals, or a tier that does not say).
+    case tag(String, version: SharedTierVersion? = nil)
     /// Every record of the whole database.
     case database
 }

@@ -140,10 +140,10 @@ public final class SharedTierDatabase: Sendable {
         publishBulk(.prefix(prefix, collection: space.collection), to: attachment)
     }
 
-    /// Publishes a removal by tag.
-    func didRemove(tag: String) {
+    /// Publishes a removal by tag of the records stored at or before `version`.
+    func didRemove(tag: String, version: SharedTierVersion?) {
         guard !Self.isApplying, let attachment else { return }
-        publishBulk(.tag(tag), to: attachment)
+        publishBulk(.tag(tag, version: version), to: attachment)
     }
 
     /// Publishes the deletion of the whole database (`deleteFromDisk()`, `deleteDatabase(named:in:)`
@@ -213,8 +213,9 @@ public final class SharedTierDatabase: Sendable {
                     }
                 case .prefix(let prefix, let collection):
                     try Self.scope(scope, collection).removeObjects(withPrefix: prefix)
-                case .tag(let tag):
-                    _ = try scope.removeObjects(taggedWith: tag)
+                case .tag(let tag, let version):
+                    if let version { clock.observe(version.time) }
+                    _ = try scope.removeObjects(taggedWith: tag, notNewerThan: version ?? SharedTierVersion(time: .infinity))
                 case .database:
                     try clearAll(scope)
                 }
