@@ -156,9 +156,75 @@ static uint32_t modelstore_crc32c_extend_sse42(uint32_t crc, const void *bytes, 
     return ~modelstore_crc32c_chain_sse42(~crc, bytes, length);
 }
 
+// The smallest and the first too large input of modelstore_crc32c_stripes_sized.
+#define MODELSTORE_CRC32C_SIZED_MIN 72
+#define MODELSTORE_CRC32C_SIZED_LIMIT (8 * (3 * MODELSTORE_CRC32C_MAX_STRIPE_WORDS - 1))
+
+// The state after `length` bytes (MIN <= length < LIMIT: a record's value) from `state`, in three
+// stripes with no branch that depends on the length but the stripes' loop: a record's length
+// changes from one record to the next, and the mispredicted branches of a loop over the leftover
+// words and of a tail of 4, 2 and 1 bytes cost more than the checksum's words (a sweep, whose
+// records vary in length, paid about three times a fixed length's time).
+//
+// The bytes are read as a stream of whole words that gives the same state: from state 0, zero
+// bytes change nothing, so the stream starts with the `length % 8` first bytes after 8 - that
+// many zero bytes, then the rest of the input word by word; and a state carried in equals state 0
+// with the state xored into the next four input bytes, so `state` is xored into the stream where
+// the input starts. Then as many zero words in front as make the words a multiple of three, and
+// three stripes of equal length, joined as in modelstore_crc32c_extend_sse42_stripes.
+__attribute__((target("sse4.2,pclmul")))
+static inline uint32_t modelstore_crc32c_stripes_sized(uint32_t state, const unsigned char *bytes, size_t length) {
+    const size_t head = length & 7;
+    const size_t words = length / 8 + 1;
+    const size_t padding = (3 - words % 3) % 3;
+    const size_t stripe = (words + padding) / 3;  // 4 ... MAX_STRIPE_WORDS words
+    // The input's word w >= 1 of the stream (after the padding) is at rest + 8 (w - 1).
+    const unsigned char *rest = bytes + head;
+    uint64_t first, second, third, fourth;
+    memcpy(&first, bytes, 8);
+    memcpy(&second, rest, 8);
+    memcpy(&third, rest + 8, 8);
+    memcpy(&fourth, rest + 16, 8);
+    // The first `head` bytes at the top of the word, zeros below (all zeros when head is 0; two
+    // shifts, as one of 64 bits is undefined).
+    first = (first << (8 * (7 - head))) << 8;
+    unsigned __int128 carried = (unsigned __int128)state << (8 * (8 - head));
+    first ^= (uint64_t)carried;
+    second ^= (uint64_t)(carried >> 64);
+    // The stream's first four words: `padding` zero words, then the input's first words.
+    const uint64_t lead[6] = {0, 0, first, second, third, fourth};
+    const uint64_t *stream = lead + 2 - padding;
+    // Word j >= 4 of the stream (j > padding + 1) is at rest + 8 (j - padding - 1).
+    const size_t offset = 8 * (padding + 1);
+    uint64_t a = 0, b = 0, c = 0;
+    for (size_t j = 0; j < 4; j++) {
+        uint64_t middle, last;
+        memcpy(&middle, rest + 8 * (stripe + j) - offset, 8);
+        memcpy(&last, rest + 8 * (2 * stripe + j) - offset, 8);
+        a = _mm_crc32_u64(a, stream[j]);
+        b = _mm_crc32_u64(b, middle);
+        c = _mm_crc32_u64(c, last);
+    }
+    for (size_t j = 4; j < stripe; j++) {
+        uint64_t words3[3];
+        memcpy(&words3[0], rest + 8 * j - offset, 8);
+        memcpy(&words3[1], rest + 8 * (stripe + j) - offset, 8);
+        memcpy(&words3[2], rest + 8 * (2 * stripe + j) - offset, 8);
+        a = _mm_crc32_u64(a, words3[0]);
+        b = _mm_crc32_u64(b, words3[1]);
+        c = _mm_crc32_u64(c, words3[2]);
+    }
+    uint64_t shifted = modelstore_crc32c_shift_product((uint32_t)a, 2 * stripe)
+        ^ modelstore_crc32c_shift_product((uint32_t)b, stripe);
+    return (uint32_t)_mm_crc32_u64(0, shifted) ^ (uint32_t)c;
+}
+
 // With PCLMULQDQ too (every x86-64 CPU with SSE 4.2 since 2010): three stripes side by side.
 __attribute__((target("sse4.2,pclmul")))
 static uint32_t modelstore_crc32c_extend_sse42_stripes(uint32_t crc, const void *bytes, size_t length) {
+    if (length >= MODELSTORE_CRC32C_SIZED_MIN && length < MODELSTORE_CRC32C_SIZED_LIMIT) {
+        return ~modelstore_crc32c_stripes_sized(~crc, bytes, length);
+    }
     const unsigned char *next = bytes;
     uint64_t state = ~crc;
     while (length >= 3 * 8 * MODELSTORE_CRC32C_MIN_STRIPE_WORDS) {
