@@ -98,19 +98,39 @@ final class StoredPolicies: @unchecked Sendable {
     }
 
     /// LevelDB's estimate of the bytes the keys in `[start, limit)` take on disk, without the
-    /// policy records' (`[FF 03, FF 04)`): they are not records, and a new database's is in a
-    /// table of its own from its creation, so a database whose records are all still in the
-    /// write buffer keeps an estimate of 0.
+    /// tables that hold policy records and nothing else (a new database's first table, see
+    /// ``record(_:for:in:sync:)``) when the range covers them: policy records are not records, and
+    /// a database whose records are all still in the write buffer keeps an estimate of 0. A
+    /// policy record that shares a table with records (a database created before, or one whose
+    /// tables were compacted together) stays counted with them: LevelDB estimates by whole
+    /// blocks, so leaving its range out would leave out the records of its block too.
     static func approximateSize(start: [UInt8], limit: [UInt8], in engine: LevelDB) throws -> UInt64 {
+        let total = try engine.approximateSize(start: start, limit: limit)
         let (lower, upper) = keyRange
         // Byte order, as LevelDB's comparator.
-        guard start.lexicographicallyPrecedes(upper), lower.lexicographicallyPrecedes(limit) else {
-            return try engine.approximateSize(start: start, limit: limit)
+        guard total > 0, !lower.lexicographicallyPrecedes(start), !limit.lexicographicallyPrecedes(upper) else {
+            return total
         }
-        var size: UInt64 = 0
-        if start.lexicographicallyPrecedes(lower) { size += try engine.approximateSize(start: start, limit: lower) }
-        if upper.lexicographicallyPrecedes(limit) { size += try engine.approximateSize(start: upper, limit: limit) }
-        return size
+        let policyTables = policyOnlyTableBytes(listing: try engine.property("leveldb.sstables") ?? "")
+        return total - min(total, policyTables)
+    }
+
+    /// The bytes of the tables whose smallest and largest keys are both policy records', from
+    /// LevelDB's `leveldb.sstables` listing: a line per table, ` 7:262['\xff\x03' @ 1 : 1 ..
+    /// '\xff\x03' @ 1 : 1]` (its number, its size, its smallest and largest internal keys, bytes
+    /// outside printable ASCII escaped as `\xNN`).
+    static func policyOnlyTableBytes(listing: String) -> UInt64 {
+        let policyKey = "'\\xff\\x03"
+        var bytes: UInt64 = 0
+        for line in listing.split(separator: "\n") where line.hasPrefix(" ") {
+            guard let colon = line.firstIndex(of: ":"), let open = line.range(of: "["),
+                let between = line.range(of: " .. ", range: open.upperBound..<line.endIndex),
+                line[open.upperBound...].hasPrefix(policyKey), line[between.upperBound...].hasPrefix(policyKey),
+                let size = UInt64(line[line.index(after: colon)..<open.lowerBound])
+            else { continue }
+            bytes += size
+        }
+        return bytes
     }
 
     // MARK: - Format
