@@ -11,9 +11,6 @@ enum DatabaseBackup {
     /// Entries per read from the snapshot, and the bytes after which a batch is written.
     static let chunkSize = 4_096
     static let batchBytes = 4 << 20
-    /// A key after every key a database holds (no system record kind is 0xFF): compacting it
-    /// compacts no table, after the memtable is written out.
-    static let flushOnlyRange = [UInt8](repeating: 0xFF, count: 16)
 
     /// Writes the backup of `database` to the folder `destination`.
     ///
@@ -31,7 +28,7 @@ enum DatabaseBackup {
 
         let view = try SnapshotView(database: database)
         defer { view.close() }
-        let estimate = try? database.run { engine in try engine.approximateSize(start: [], limit: [0xFF, 0xFF, 0xFF]) }
+        let estimate = try? database.run { engine in try StoredPolicies.approximateSize(start: [], limit: [0xFF, 0xFF, 0xFF], in: engine) }
         let staged = try StagedDatabase(in: parent)
         defer { staged.finish() }
 
@@ -70,7 +67,7 @@ enum DatabaseBackup {
             // log cut short (a copy to a full disk, an interrupted transfer) as a crash and drops
             // its tail without a word, while a table cut short or missing fails the restore's
             // read-back. A compaction of a range past every key only flushes the memtable.
-            try copy.compact(start: flushOnlyRange, limit: flushOnlyRange)
+            try copy.flushMemtable()
         } catch let error as ModelStoreError {
             throw error
         } catch let failure as LevelDBFailure {

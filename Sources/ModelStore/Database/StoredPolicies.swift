@@ -18,6 +18,10 @@ import Logging
 //                             preset's must be its own lifetime)
 //          offset 10, 4 bytes: CRC-32C of the key followed by value bytes 0..<10, little-endian
 //
+// The first policy record of a key space is followed by a flush of LevelDB's memtable, so the
+// record does not share a memtable (and the table made from it) with the user's records written
+// after it: a new database's first table holds its policy record and nothing else.
+//
 // What it means: the policy of the latest open (or `collection(_:policy:)`) that recorded one,
 // so that tools and other programs can default to it. ModelStore itself never reads it to
 // judge expiry: each instance applies the policy it was opened with, as it always has.
@@ -43,6 +47,8 @@ final class StoredPolicies: @unchecked Sendable {
     static let formatVersion: UInt8 = 1
     static let valueLength = 14
     private static let checkedLength = 10
+    /// The keys of every policy record, the database's and each collection's: `[FF 03, FF 04)`.
+    static let keyRange = (lowerBound: [KeySpace.systemMarker, kind], upperBound: [KeySpace.systemMarker, kind + 1])
 
     private let lock = Lock()
     /// What the database holds for each key space, by the space's prefix bytes (never by name
@@ -62,9 +68,19 @@ final class StoredPolicies: @unchecked Sendable {
             guard known[space.prefix] != policy else { return }
             let key = Self.key(for: space)
             do throws(ModelStoreError) {
-                if try database.run({ try Self.read(key: key, from: $0) }) != .policy(policy) {
+                let stored = try database.run { try Self.read(key: key, from: $0) }
+                if stored != .policy(policy) {
                     let value = Self.value(of: policy, key: key)
                     try database.commitSystemRecord(key: key, value: value, sync: sync)
+                    // The first record of a key space (a new database's, a new collection's) goes
+                    // into a table at once, before the user's writes that follow. Left in the
+                    // memtable, the record (sorted after every user key) would make the first
+                    // table span the whole key range, so LevelDB could no longer move the
+                    // tables of later flushes down untouched: keys written in ascending order
+                    // would pay merging compactions. (A new database's encryption marker,
+                    // written just before at the same open, goes out with it.) A change of
+                    // policy is rare and lands among records already stored: not flushed.
+                    if stored == .absent { try database.run { try $0.flushMemtable() } }
                 }
                 known[space.prefix] = policy
             } catch {
@@ -79,6 +95,42 @@ final class StoredPolicies: @unchecked Sendable {
                     ])
             }
         }
+    }
+
+    /// LevelDB's estimate of the bytes the keys in `[start, limit)` take on disk, without the
+    /// tables that hold policy records and nothing else (a new database's first table, see
+    /// ``record(_:for:in:sync:)``) when the range covers them: policy records are not records, and
+    /// a database whose records are all still in the write buffer keeps an estimate of 0. A
+    /// policy record that shares a table with records (a database created before, or one whose
+    /// tables were compacted together) stays counted with them: LevelDB estimates by whole
+    /// blocks, so leaving its range out would leave out the records of its block too.
+    static func approximateSize(start: [UInt8], limit: [UInt8], in engine: LevelDB) throws -> UInt64 {
+        let total = try engine.approximateSize(start: start, limit: limit)
+        let (lower, upper) = keyRange
+        // Byte order, as LevelDB's comparator.
+        guard total > 0, !lower.lexicographicallyPrecedes(start), !limit.lexicographicallyPrecedes(upper) else {
+            return total
+        }
+        let policyTables = policyOnlyTableBytes(listing: try engine.property("leveldb.sstables") ?? "")
+        return total - min(total, policyTables)
+    }
+
+    /// The bytes of the tables whose smallest and largest keys are both policy records', from
+    /// LevelDB's `leveldb.sstables` listing: a line per table, ` 7:262['\xff\x03' @ 1 : 1 ..
+    /// '\xff\x03' @ 1 : 1]` (its number, its size, its smallest and largest internal keys, bytes
+    /// outside printable ASCII escaped as `\xNN`).
+    static func policyOnlyTableBytes(listing: String) -> UInt64 {
+        let policyKey = "'\\xff\\x03"
+        var bytes: UInt64 = 0
+        for line in listing.split(separator: "\n") where line.hasPrefix(" ") {
+            guard let colon = line.firstIndex(of: ":"), let open = line.range(of: "["),
+                let between = line.range(of: " .. ", range: open.upperBound..<line.endIndex),
+                line[open.upperBound...].hasPrefix(policyKey), line[between.upperBound...].hasPrefix(policyKey),
+                let size = UInt64(line[line.index(after: colon)..<open.lowerBound])
+            else { continue }
+            bytes += size
+        }
+        return bytes
     }
 
     // MARK: - Format

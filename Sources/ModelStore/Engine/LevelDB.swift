@@ -197,6 +197,16 @@ final class LevelDB: @unchecked Sendable {
         }
     }
 
+    /// A key after every key a database holds (no system record kind is 0xFF): compacting the
+    /// range of it alone compacts no table, after LevelDB has written its memtable out.
+    static let flushOnlyKey = [UInt8](repeating: 0xFF, count: 16)
+
+    /// Writes the memtable into a table file (a compaction of a range past every key), so the
+    /// writes made until now are out of the log, and those after it start a new memtable.
+    func flushMemtable() throws {
+        try compact(start: Self.flushOnlyKey, limit: Self.flushOnlyKey)
+    }
+
     private static func withOptionalBytes<R>(
         _ bytes: [UInt8]?, _ body: (UnsafePointer<CChar>?, Int) -> R
     ) -> R {

@@ -9,7 +9,9 @@ extension ModelStore {
     public func approximateSize(in range: KeyRange = .all) throws -> UInt64 {
         let database = try scope.open()
         let limit = range.upperBound ?? [UInt8](repeating: 0xFF, count: Self.maximumKeyLength + 1)
-        return try database.run { engine in try engine.approximateSize(start: range.lowerBound, limit: limit) }
+        return try database.run { engine in
+            try StoredPolicies.approximateSize(start: range.lowerBound, limit: limit, in: engine)
+        }
     }
 
     /// LevelDB's statistics report (the `leveldb.stats` property): files and sizes per

@@ -67,7 +67,8 @@ public final class ModelStore: ModelWriter {
     ///     characters, and not `.` or `..`.
     ///   - policy: When records expire. The open records it in the database, for tools and
     ///     other programs (see ``recordedPolicy()``): one read, and a write only when it
-    ///     differs from the policy recorded there.
+    ///     differs from the policy recorded there (the first one, in a new database, then goes
+    ///     into a table file of its own, apart from the records written next).
     ///   - configuration: Root directory, clock, codec and LevelDB tuning.
     /// - Throws: ``ModelStoreError/invalidName(name:reason:)`` or
     ///   ``ModelStoreError/invalidPolicy(reason:)`` (for the policy or the configuration's

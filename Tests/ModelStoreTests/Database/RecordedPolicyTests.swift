@@ -184,6 +184,47 @@ import ModelStoreTestSupport
         #expect(try reopened.recordedPolicy() == .low)
     }
 
+    /// The tables of `store` as LevelDB lists them (`leveldb.sstables`), one line each:
+    /// ` 5:262['\xff\x03' @ 1 : 1 .. '\xff\x03' @ 1 : 1]`.
+    private func tableLines(_ store: ModelStore) throws -> [Substring] {
+        try #require(try store.property(named: "leveldb.sstables")).split(separator: "\n").filter { $0.hasPrefix(" ") }
+    }
+
+    /// Left in the first memtable, the record (sorted after every user key) made the first table
+    /// span the whole key range, so LevelDB merged every later table of ascending keys into it.
+    @Test func aNewDatabasesPolicyRecordIsInATableOfItsOwnApartFromTheRecordsWrittenNext() throws {
+        let fixture = Fixture()
+        let store = try fixture.open(policy: .low)
+        defer { try? store.close() }
+        // Smallest and largest key FF 03: the policy record and nothing else.
+        func policyOnly(_ line: Substring) -> Bool { line.contains("['\\xff\\x03' @") && line.contains(".. '\\xff\\x03' @") }
+        #expect(try tableLines(store).map(policyOnly) == [true])
+        #expect(try store.approximateSize() == 0)  // policy records are not counted
+        for index in 0..<100 { try store.set(index, forKey: "k\(100 + index)") }
+        try store.compact(in: .prefix("k"))
+        let tables = try tableLines(store)
+        #expect(tables.count == 2)
+        #expect(tables.filter(policyOnly).count == 1)
+        #expect(tables.filter { $0.contains("['k100' @") && $0.contains(".. 'k199' @") }.count == 1)
+        #expect(try store.approximateSize() > 0)
+    }
+
+    /// As a release from before this rule left it: the policy record in one table with the
+    /// records, whose bytes the estimate keeps counting (LevelDB estimates by whole blocks).
+    @Test func aPolicyRecordSharingATableWithRecordsLeavesThemInTheEstimate() throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.recordsPolicies = false
+        let store = try ModelStore(name: "db", policy: .low, configuration: configuration)
+        defer { try? store.close() }
+        for index in 0..<100 { try store.set(index, forKey: "k\(100 + index)") }
+        try putRawPolicyRecord(store, StoredPolicies.value(of: .low, key: StoredPolicies.key(for: .default)))
+        try store.compact()
+        let tables = try tableLines(store)
+        #expect(tables.count == 1 && tables[0].contains("['k100' @") && tables[0].contains(".. '\\xff\\x03' @"))
+        #expect(try store.approximateSize() > 0)
+    }
+
     @Test func aDatabaseFromBeforePolicyRecordsHasNone() throws {
         let fixture = Fixture()
         var configuration = fixture.configuration

@@ -16,6 +16,10 @@ struct SampleDatabase {
     let fixture: Fixture
     let name: String
     let count: Int
+    /// With ``Placement/tables``, the paths of the table files that hold the records, in file
+    /// order (a new database also has a table of its own for its policy record, which tests that
+    /// damage the records' tables must not pick).
+    let recordTables: [String]
 
     static func value(_ index: Int) -> String {
         "value-\(index)-" + String(repeating: Character(UnicodeScalar(UInt8(97 + index % 26))), count: 40 + index % 60)
@@ -40,8 +44,28 @@ struct SampleDatabase {
             try store.close()
         }
         if placement == .tables {
-            try ModelStore(name: name, policy: .never, configuration: configuration).close()
+            let store = try ModelStore(name: name, policy: .never, configuration: configuration)
+            defer { try? store.close() }
+            recordTables = try Self.tablesHoldingRecords(of: store)
+            try store.close()
+        } else {
+            recordTables = []
         }
+    }
+
+    /// The tables of `store` whose smallest key is a record's rather than a system record's
+    /// (0xFF…), read from LevelDB's `leveldb.sstables` report: a line per table,
+    /// ` 12:4096['k00000' @ 7 : 1 .. 'k01999' @ 2006 : 1]`, keys escaped as `\xff`.
+    private static func tablesHoldingRecords(of store: ModelStore) throws -> [String] {
+        let report = try #require(try store.property(named: "leveldb.sstables"))
+        let numbers = report.split(separator: "\n").compactMap { line -> Int? in
+            guard line.hasPrefix(" "), let colon = line.firstIndex(of: ":"), let open = line.range(of: "['"),
+                !line[open.upperBound...].hasPrefix("\\xff")
+            else { return nil }
+            return Int(line[line.index(after: line.startIndex)..<colon])
+        }
+        let directory = store.url.path
+        return numbers.sorted().map { directory + "/" + String(format: "%06d.ldb", $0) }
     }
 
     /// The same records under another name in the same root; the caller copies the files
@@ -50,6 +74,8 @@ struct SampleDatabase {
         fixture = other.fixture
         self.name = name
         self.count = count ?? other.count
+        let directory = other.fixture.directory.url.appendingPathComponent(name, isDirectory: true).path
+        recordTables = other.recordTables.map { directory + "/" + URL(fileURLWithPath: $0).lastPathComponent }
     }
 
     var url: URL { fixture.directory.url.appendingPathComponent(name, isDirectory: true) }

@@ -49,7 +49,7 @@ struct RepairTests {
     func flippedTableSweep() throws {
         let fixture = Fixture()
         let pristine = try SampleDatabase(fixture, name: "pristine", placement: .tables, compression: false)
-        let tables = FileDamage.files(.table, in: pristine.url).map { URL(fileURLWithPath: $0).lastPathComponent }
+        let tables = pristine.recordTables.map { URL(fileURLWithPath: $0).lastPathComponent }
         let copy = SampleDatabase(copying: pristine, as: "copy")
         var random = SeededGenerator(seed: 21)
         for _ in 0..<15 {

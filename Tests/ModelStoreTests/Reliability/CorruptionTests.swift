@@ -100,7 +100,7 @@ struct CorruptionTests {
     func tableFlipSweep(compression: Bool) throws {
         let fixture = Fixture()
         let pristine = try SampleDatabase(fixture, name: "pristine", placement: .tables, compression: compression)
-        let tables = FileDamage.files(.table, in: pristine.url)
+        let tables = pristine.recordTables
         try #require(!tables.isEmpty)
         let copy = SampleDatabase(copying: pristine, as: "copy")
         var random = SeededGenerator(seed: compression ? 11 : 12)
@@ -202,7 +202,7 @@ struct CorruptionTests {
     func enumerationOverDamagedTable(usePrefix: Bool) throws {
         let fixture = Fixture()
         let pristine = try SampleDatabase(fixture, name: "pristine", placement: .tables, compression: false)
-        let tables = FileDamage.files(.table, in: pristine.url)
+        let tables = pristine.recordTables
         let copy = SampleDatabase(copying: pristine, as: "copy")
         let allKeys = (0..<pristine.count).map(SampleDatabase.key)
         // A prefix that ends inside the data, so a cursor stops at the range's end, not the database's.
@@ -248,7 +248,7 @@ struct CorruptionTests {
     func sweepOverDamagedTable() throws {
         let fixture = Fixture()
         let pristine = try SampleDatabase(fixture, name: "pristine", placement: .tables, compression: false)
-        let tables = FileDamage.files(.table, in: pristine.url)
+        let tables = pristine.recordTables
         let copy = SampleDatabase(copying: pristine, as: "copy")
         var random = SeededGenerator(seed: 33)
         var reported = 0

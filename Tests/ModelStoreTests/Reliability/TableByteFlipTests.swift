@@ -22,7 +22,7 @@ struct TableByteFlipTests {
         let fixture = Fixture()
         let pristine = try SampleDatabase(
             fixture, name: "pristine", count: 6, placement: .tables, compression: compression)
-        let table = try #require(FileDamage.files(.table, in: pristine.url).first)
+        let table = try #require(pristine.recordTables.first)
         let tableName = URL(fileURLWithPath: table).lastPathComponent
         let copy = SampleDatabase(copying: pristine, as: "copy")
         let size = try FileDamage.size(of: table)

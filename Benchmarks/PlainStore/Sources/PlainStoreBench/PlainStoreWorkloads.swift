@@ -72,6 +72,7 @@ enum PlainStoreWorkloads {
                 record("put-asc-\(codec.id)", try measuredRegion(records) {
                     for number in 0..<records { try store.set(corpus.profile(number), forKey: keys[number]) }
                 })
+                try printStatistics(of: store, after: "put-asc-\(codec.id)")
                 try store.close()
                 try delete("ascending")
             }
@@ -91,6 +92,7 @@ enum PlainStoreWorkloads {
                     }
                 }
                 if wanted("import") { record("import-\(codec.id)", importing) }
+                try printStatistics(of: store, after: "import-\(codec.id)")
                 if wanted("get") || wanted("scan") { try store.compact() }
                 if wanted("get") {
                     var random = SplitMix64(seed: 0xBEEF)
@@ -136,6 +138,13 @@ enum PlainStoreWorkloads {
             }
         }
         return samples
+    }
+
+    /// LevelDB's `leveldb.stats` on standard error when `PLAIN_STORE_STATS` is set: the tables
+    /// and compactions a workload left (scripts/bench-compare sends standard error nowhere).
+    private static func printStatistics(of store: ModelStore, after workload: String) throws {
+        guard ProcessInfo.processInfo.environment["PLAIN_STORE_STATS"] != nil else { return }
+        FileHandle.standardError.write(Data("after \(workload):\n\(try store.statistics())\n".utf8))
     }
 
     /// Each operation a couple of thousand times on a scratch database, untimed, so that lazy
