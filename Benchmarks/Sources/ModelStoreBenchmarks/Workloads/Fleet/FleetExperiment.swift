@@ -28,17 +28,15 @@ func runFleetExperiment(rounds: Int, directory: String) async throws -> String {
     defer { redis.stop() }
     let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
     var lines: [String] = ["Load average at the start: " + (load?.split(separator: " ").prefix(3).joined(separator: ", ") ?? "unknown"), ""]
-    lines += try fleetRedisCalls(rounds: rounds, directory: directory, port: redis.port)
-    lines.append("")
-    lines += try localHitCost(rounds: rounds, directory: directory, port: redis.port)
-    lines.append("")
-    lines += try fleetInvalidationLatency(directory: directory, port: redis.port)
-    lines.append("")
-    lines += try fleetTagRemoval(directory: directory, port: redis.port)
-    lines.append("")
-    lines += try await fleetThroughput(directory: directory, port: redis.port)
-    lines.append("")
-    lines += try await fleetRestart(directory: directory, redis: redis)
+    // MODELSTORE_FLEET_ONLY=calls,hits,latency,tags,throughput,restart runs only those parts.
+    let only = ProcessInfo.processInfo.environment["MODELSTORE_FLEET_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
+    func runs(_ part: String) -> Bool { only?.contains(part) ?? true }
+    if runs("calls") { lines += try fleetRedisCalls(rounds: rounds, directory: directory, port: redis.port) + [""] }
+    if runs("hits") { lines += try localHitCost(rounds: rounds, directory: directory, port: redis.port) + [""] }
+    if runs("latency") { lines += try fleetInvalidationLatency(directory: directory, port: redis.port) + [""] }
+    if runs("tags") { lines += try fleetTagRemoval(directory: directory, port: redis.port) + [""] }
+    if runs("throughput") { lines += try await fleetThroughput(directory: directory, port: redis.port) + [""] }
+    if runs("restart") { lines += try await fleetRestart(directory: directory, redis: redis) }
     let end = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
     lines += ["", "Load average at the end: " + (end?.split(separator: " ").prefix(3).joined(separator: ", ") ?? "unknown")]
     return lines.joined(separator: "\n")
@@ -96,8 +94,8 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
         "",
         "Each node: its own directory, store and tier, \(requestsPerNode) requests from 4 tasks; one process.",
         "",
-        "| Shared tier | Requests/s per node (each node) | Upstream fetches per 1,000 requests |",
-        "|---|---|---:|",
+        "| Shared tier | Requests/s per node (each node) | Upstream fetches per 1,000 requests | µs per write | µs per read |",
+        "|---|---|---:|---:|---:|",
     ]
     let corpus = ProfileCorpus(count: keyCount)
     for (withTier, overwrites) in [(false, 5), (true, 5), (false, 0), (true, 0)] {
@@ -123,14 +121,18 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
                                 for _ in 0..<(requestsPerNode / 4) {
                                     let number = random.index(below: keyCount)
                                     let key = ProfileCorpus.key(number)
+                                    let began = monotonicNanoseconds()
                                     if random.index(below: 100) < overwrites {
                                         try store.set(corpus.profile(number), forKey: key)
+                                        fetches.writeNanoseconds.add(Int(monotonicNanoseconds() - began), ordering: .relaxed)
+                                        fetches.writes.add(1, ordering: .relaxed)
                                     } else {
                                         _ = try await store.object(Profile.self, forKey: key) {
                                             fetches.value.add(1, ordering: .relaxed)
                                             try await Task.sleep(for: .milliseconds(1))
                                             return corpus.profile(number)
                                         }
+                                        fetches.readNanoseconds.add(Int(monotonicNanoseconds() - began), ordering: .relaxed)
                                     }
                                 }
                             }
@@ -150,7 +152,10 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
         lines.append(
             "| \(withTier ? "RedisTier" : "none")\(overwrites == 5 ? "" : ", no overwrites") | "
                 + rates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
-                + String(format: " | %.1f |", perThousand))
+                + String(format: " | %.1f | %.0f | %.0f |", perThousand,
+                    Double(fetches.writeNanoseconds.load(ordering: .relaxed)) / 1000 / Double(max(1, fetches.writes.load(ordering: .relaxed))),
+                    Double(fetches.readNanoseconds.load(ordering: .relaxed)) / 1000
+                        / Double(3 * requestsPerNode - fetches.writes.load(ordering: .relaxed))))
         for store in stores { try store.close() }
     }
     return lines
@@ -159,6 +164,10 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
 /// Upstream fetches, counted from every node's tasks.
 final class FetchCount: Sendable {
     let value = Atomic<Int>(0)
+    /// Time spent in writes and in reads (each task's own), and the writes' count.
+    let writeNanoseconds = Atomic<Int>(0)
+    let readNanoseconds = Atomic<Int>(0)
+    let writes = Atomic<Int>(0)
 }
 
 /// A `redis-server` on a free loopback port, nothing saved to disk.
