@@ -9,7 +9,7 @@ import ModelStore
 /// ``run(_:)`` blocks its caller for at most about the command timeout. hiredis's blocking calls
 /// never run on Swift's cooperative pool: a caller on a thread of its own (a server's request
 /// thread, a Dispatch queue, the publisher's queue) makes them itself, with no hand-off; a caller
-/// in a task hands them to the pool's own Dispatch threads and waits.
+/// in a task hands them to the pool's own threads and waits.
 /// After a failed connect, calls fail at once (no connect is tried) until the backoff has passed:
 /// 50 ms, doubling to at most 5 s; so while Redis is down, readers and writers pay nothing for it.
 final class RedisPool: Sendable {
@@ -19,7 +19,9 @@ final class RedisPool: Sendable {
     /// What the log says of Redis being lost and back (shared with the invalidation reader).
     let health: RedisHealth
     private let permits: DispatchSemaphore
-    private let queue = DispatchQueue(label: "ModelStoreRedis.pool", attributes: .concurrent)
+    /// Where a caller in a task has its calls made: threads of their own (a concurrent Dispatch
+    /// queue would share the cooperative pool's threads on Linux: see `BlockingThreads`).
+    private let threads: BlockingThreads
     private let state = Guarded(State())
 
     private struct State {
@@ -38,6 +40,7 @@ final class RedisPool: Sendable {
         self.logger = logger
         health = RedisHealth(logger: logger, endpoint: "\(endpoint.host):\(endpoint.port)")
         permits = DispatchSemaphore(value: size)
+        threads = BlockingThreads(name: "ModelStoreRedis.pool", limit: 4 * size)
     }
 
     /// Whether the last attempt to reach Redis failed and the backoff has not passed yet.
@@ -55,7 +58,7 @@ final class RedisPool: Sendable {
         if !Self.isInTask { return perform(body) }
         let done = DispatchSemaphore(value: 0)
         let box = Guarded<Result<Value, RedisFailure>?>(nil)
-        queue.async { [self] in
+        threads.run { [self] in
             box.withLock { $0 = perform(body) }
             done.signal()
         }

@@ -35,17 +35,22 @@ extension SharedTierDatabase {
         let horizon = clock.issue(scope.reader.now())
         var revalidated = Set<ByteKey>()
         validated.withLock { swap(&$0, &revalidated) }
+        // A record kept because the tier knew nothing of it, still owed its refresh, stays owed
+        // it across a loss of the tier's data: it was never confirmed.
+        let owed = unconfirmed.withLock { keys -> Set<ByteKey> in
+            if afterDataLoss { return keys }
+            keys.removeAll()
+            unconfirmedCount.store(0)
+            return []
+        }
         confirmed.withLock { confirmed in
             if afterDataLoss {
+                revalidated.subtract(owed)
                 if confirmed.count + revalidated.count <= Self.validatedLimit { confirmed.formUnion(revalidated) }
             } else {
                 confirmed.removeAll()
                 refreshHorizon.store(horizon.bitPattern)
             }
-        }
-        unconfirmed.withLock { keys in
-            keys.removeAll()
-            unconfirmedCount.store(0)
         }
         doubtHorizon.store(horizon.bitPattern)
         scope.database.forgetEverythingInMemory()

@@ -10,21 +10,23 @@ import ServiceContextModule
 /// of its own instead of joining the request's.
 ///
 /// - Parameter waitingOnTier: The work waits on the shared tier's network round trips (a Redis
-///   read, a write's publication): it runs on ``tierQueue``, not on a global queue. Dispatch runs
-///   a global queue's work on about as many threads as there are cores, and cannot tell a thread
-///   blocked in a socket read from a busy one: a few waits there held back every other offload
-///   (issue 37: the fleet benchmark's reads took milliseconds in that queue).
+///   read, a write's publication): it runs on ``tierThreads``, not on a global queue. Dispatch
+///   runs a global queue's work on about as many threads as there are cores, and cannot tell a
+///   thread blocked in a socket read from a busy one: a few waits there held back every other
+///   offload (issue 37: the fleet benchmark's reads took milliseconds in that queue).
 func offload<Value: Sendable>(
     waitingOnTier: Bool = false, _ work: @escaping @Sendable () throws -> Value
 ) async throws -> Value {
     let context = ServiceContext.current
     return try await withCheckedThrowingContinuation { continuation in
-        (waitingOnTier ? tierQueue : DispatchQueue.global(qos: .utility)).async {
+        let job: @Sendable () -> Void = {
             continuation.resume(with: Result { try ServiceContext.withValue(context) { try work() } })
+        }
+        if waitingOnTier {
+            tierThreads.run(job)
+        } else {
+            DispatchQueue.global(qos: .utility).async(execute: job)
         }
     }
 }
 
-/// The queue of work that waits on the shared tier: a concurrent queue of its own, whose threads
-/// Dispatch adds as they block (a queue a program creates targets the overcommitting pool).
-let tierQueue = DispatchQueue(label: "ModelStore.sharedTier", attributes: .concurrent)
