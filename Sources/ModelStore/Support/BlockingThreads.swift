@@ -7,7 +7,7 @@ import Foundation
 /// Swift's cooperative pool (the global queue of its priority, about one thread per core), so
 /// work blocked there holds the threads every task needs, until Dispatch's monitor adds one
 /// about a second later (issue 37 measured such stalls). Here a job runs at once on an idle
-/// thread, or on a new one while fewer than `limit` exist; threads are kept for the next jobs.
+/// thread, or on a new one while fewer than `limit` exist; a thread idle for ``idleLifetime`` ends.
 package final class BlockingThreads: @unchecked Sendable {
     // @unchecked: `jobs`, `idle` and `count` are only touched with `condition` locked.
     private let condition = NSCondition()
@@ -17,6 +17,9 @@ package final class BlockingThreads: @unchecked Sendable {
     private var count = 0
     private let name: String
     private let limit: Int
+
+    /// How long a thread waits for a job before it ends.
+    static let idleLifetime: TimeInterval = 10
 
     /// Threads named `name`, at most `limit` of them.
     package init(name: String, limit: Int) {
@@ -56,8 +59,14 @@ package final class BlockingThreads: @unchecked Sendable {
                 continue
             }
             idle += 1
-            condition.wait()
+            let signaled = condition.wait(until: Date(timeIntervalSinceNow: Self.idleLifetime))
             idle -= 1
+            // Idle that long with nothing queued: the thread ends (a tier shut down leaves none).
+            if !signaled, next >= jobs.count {
+                count -= 1
+                condition.unlock()
+                return
+            }
         }
     }
 }
