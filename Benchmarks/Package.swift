@@ -37,12 +37,18 @@ let package = Package(
             name: "CLevelDBBaseline",
             providers: [.apt(["libleveldb-dev", "libsnappy-dev"]), .brew(["leveldb"])]
         ),
+        // hiredis for the fleet experiment's raw GET, the baseline of a Redis hit through the tier.
+        .systemLibrary(
+            name: "CHiredisBaseline",
+            providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
+        ),
         // Counts every allocation in the process (see MallocCounter.c).
         .target(name: "CMallocCounter"),
         .executableTarget(
             name: "ModelStoreBenchmarks",
             dependencies: [
                 "CLevelDBBaseline",
+                "CHiredisBaseline",
                 "CMallocCounter",
                 .product(name: "ModelStore", package: "ModelStore"),
                 // Only the fleet experiment: the shared tier on Redis.

@@ -421,7 +421,12 @@ final class InvalidationReader: Sendable {
             attachment.tagClocks.markStale()
             // Read from data that may have been rolled back: dropped, so read again.
             if rolledBack { attachment.database.dropRecentFills() }
-            attachment.database.enterDoubt()
+            // Lost, not rolled back: what the node holds is as current as the stream made it.
+            if dataLost, !rolledBack {
+                attachment.database.enterDoubtAfterDataLoss()
+            } else {
+                attachment.database.enterDoubt()
+            }
         }
         if dataLost { publisher.republishOutboxes() }
     }

@@ -108,18 +108,26 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     }
 
     func lookup(_ key: SharedTierKey) -> SharedTierAnswer {
-        withSpan("ModelStoreRedis.get", ofKind: .client) { span in
+        // No span to build (and no clock to read for it) while no tracer is bootstrapped.
+        guard Self.isTracing else { return counted(fetch(key)) }
+        return withSpan("ModelStoreRedis.get", ofKind: .client) { span in
             span.attributes["db.system"] = "redis"
             span.attributes["modelstore.database"] = name
-            let answer = fetch(key)
-            if case .record = answer {
-                tier.metrics.hits.increment()
-                span.attributes["modelstore.shared_tier.hit"] = true
-            } else {
-                tier.metrics.misses.increment()
-            }
+            let answer = counted(fetch(key))
+            if case .record = answer { span.attributes["modelstore.shared_tier.hit"] = true }
             return answer
         }
+    }
+
+    /// Whether a tracer is bootstrapped (or bound for the current task): spans are then made.
+    static var isTracing: Bool {
+        !(InstrumentationSystem.tracer is NoOpTracer)
+    }
+
+    /// Counts `answer` as a hit or a miss.
+    private func counted(_ answer: SharedTierAnswer) -> SharedTierAnswer {
+        if case .record = answer { tier.metrics.hits.increment() } else { tier.metrics.misses.increment() }
+        return answer
     }
 
     /// One round trip: the value under the key's record key and its remaining lifetime.
@@ -131,16 +139,14 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             return .unavailable
         }
         let redisKey = recordKey(key, generation: generation)
-        let result = tier.pool.run { connection in
-            try connection.pipeline([[Array("GET".utf8), redisKey], [Array("PTTL".utf8), redisKey]])
-        }
-        guard case .success(let replies) = result, replies.count == 2 else { return .unavailable }
-        switch replies[0] {
+        let result = tier.pool.run { connection in try connection.getWithLifetime(redisKey) }
+        guard case .success(let replies) = result else { return .unavailable }
+        switch replies.value {
         case .string(let bytes) where !bytes.isEmpty:
             if let time = Tombstone.time(of: bytes) { return .removed(SharedTierVersion(time: time)) }
             if let removed = tagRemovalAnswer(for: bytes) { return removed }
             let remaining: Duration?
-            switch replies[1].integer {
+            switch replies.lifetime.integer {
             case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)
             case -1: remaining = nil
             // Expired (or removed) between the two commands.

@@ -87,6 +87,39 @@ final class RedisConnection: @unchecked Sendable {
         return replies
     }
 
+    /// `GET key` and `PTTL key` in one write, their two replies read: one round trip, with the
+    /// argument vectors on the stack (a Redis read on a local miss is the tier's hottest call).
+    func getWithLifetime(_ key: [UInt8]) throws(RedisFailure) -> (value: RedisReply, lifetime: RedisReply) {
+        guard !isBroken else { throw RedisFailure(description: "the connection is broken", brokeConnection: true) }
+        guard append("GET", key) == REDIS_OK, append("PTTL", key) == REDIS_OK else { throw broken() }
+        let value = try nextReply()
+        return (value, try nextReply())
+    }
+
+    /// Appends `word key` to the output buffer.
+    private func append(_ word: StaticString, _ key: [UInt8]) -> Int32 {
+        key.withUnsafeBufferPointer { key in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: 2) { vector in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2) { lengths in
+                    vector[0] = UnsafeRawPointer(word.utf8Start).assumingMemoryBound(to: CChar.self)
+                    // A key is never empty (the prefix's letter at least), so its base address exists.
+                    vector[1] = key.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                    lengths[0] = word.utf8CodeUnitCount
+                    lengths[1] = key.count
+                    return redisAppendCommandArgv(context, 2, vector.baseAddress!, lengths.baseAddress!)
+                }
+            }
+        }
+    }
+
+    /// Reads the next reply (sent earlier), copied out and freed.
+    private func nextReply() throws(RedisFailure) -> RedisReply {
+        var raw: UnsafeMutableRawPointer? = nil
+        guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw broken() }
+        defer { freeReplyObject(raw) }
+        return RedisReply(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
     private func expectOK(_ reply: RedisReply, _ what: String) throws(RedisFailure) {
         guard case .status = reply else {
             isBroken = true

@@ -36,9 +36,32 @@ struct RedisKeys: Sendable {
         prefix + [UInt8(ascii: "f")] + Self.lengthPrefixed(Array(database.utf8))
     }
 
+    /// Built in one buffer: a read on a local miss makes one.
     func record(database: String, generation: RedisGeneration, key: SharedTierKey) -> [UInt8] {
-        prefix + [UInt8(ascii: "r")] + Self.lengthPrefixed(Array(database.utf8)) + Self.lengthPrefixed(generation.epoch)
-            + Self.lengthPrefixed(Array(String(generation.number).utf8)) + Self.keyPart(key)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            prefix.count + 64 + database.utf8.count + generation.epoch.count + key.key.utf8.count
+                + (key.collection?.utf8.count ?? 0))
+        bytes += prefix
+        bytes.append(UInt8(ascii: "r"))
+        Self.appendLengthPrefixed(database.utf8, to: &bytes)
+        Self.appendLengthPrefixed(generation.epoch, to: &bytes)
+        Self.appendLengthPrefixed(String(generation.number).utf8, to: &bytes)
+        if let collection = key.collection {
+            bytes.append(UInt8(ascii: "c"))
+            Self.appendLengthPrefixed(collection.utf8, to: &bytes)
+        } else {
+            bytes.append(UInt8(ascii: "d"))
+        }
+        bytes += key.key.utf8
+        return bytes
+    }
+
+    /// Appends `bytes` with their count in decimal and a colon in front (``lengthPrefixed(_:)``).
+    private static func appendLengthPrefixed(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+        buffer += String(bytes.count).utf8
+        buffer.append(UInt8(ascii: ":"))
+        buffer += bytes
     }
 
     func lock(database: String, key: SharedTierKey) -> [UInt8] {

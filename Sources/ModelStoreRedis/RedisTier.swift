@@ -21,8 +21,9 @@ public import Logging
 /// error for readers and writers: local tiers keep serving, failures are logged and counted.
 /// README, "Running a fleet", has the consistency model.
 ///
-/// hiredis (Debian `libhiredis-dev`, Homebrew `hiredis`) is the client: its blocking calls run
-/// on the tier's own threads, never on Swift's cooperative pool.
+/// hiredis (Debian `libhiredis-dev`, Homebrew `hiredis`) is the client: its blocking calls never
+/// run on Swift's cooperative pool. A caller on a thread of its own makes them itself; a caller
+/// in a task has them made on the tier's own threads.
 public final class RedisTier: SharedTier, Sendable {
     /// Where every Redis key of this tier starts.
     public let keyPrefix: String

@@ -38,6 +38,9 @@ enum BenchmarkMain {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }
                 print(try await runFleetExperiment(rounds: rounds, directory: directory))
+            case .fleetWatch(let port, let directory, let prefix):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try runFleetWatcher(port: port, directory: directory, prefix: prefix)
             case .collections(let records, let rounds, let directory):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }

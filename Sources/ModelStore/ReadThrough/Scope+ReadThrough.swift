@@ -136,7 +136,16 @@ extension Scope {
         // plain hit never looks at `probe.now`.
         var now = Double.nan
         var header: RecordHeader? = nil
-        let found = try readThroughLiveValue(type, forKey: key, now: &now, header: &header)
+        let found: Value?
+        if database.sharedTier != nil, SharedTierDatabase.isInTask {
+            // A local miss does not ask the shared tier here, on Swift's cooperative pool: the
+            // miss path asks it on a Dispatch thread while this task is suspended (issue 37).
+            found = try SharedTierDatabase.$defersTier.withValue(true) {
+                try readThroughLiveValue(type, forKey: key, now: &now, header: &header)
+            }
+        } else {
+            found = try readThroughLiveValue(type, forKey: key, now: &now, header: &header)
+        }
         if now.isNaN { now = found == nil ? reader.now() : 0 }
         probe.now = now
         guard let value = found else {
@@ -163,6 +172,16 @@ extension Scope {
         return value
     }
 
+    /// ``readThroughEntry(_:forKey:now:)`` for the miss path: with a shared tier, on a Dispatch
+    /// thread, since a local miss asks the tier (hiredis's calls block: never on the cooperative
+    /// pool, and the task is suspended meanwhile rather than holding a pool thread).
+    private func readThroughEntryAskingTier<Value: Decodable & Sendable>(
+        _ type: Value.Type, forKey key: String, now: Double
+    ) async throws -> ModelStore.Entry<Value>? {
+        guard try open().sharedTier != nil else { return try readThroughEntry(type, forKey: key, now: now) }
+        return try await offload(waitingOnTier: true) { [self] in try readThroughEntry(type, forKey: key, now: now) }
+    }
+
     /// The miss path: fetches (or joins the fetch in flight), with the fail-safe and timeouts.
     private func readThroughMiss<Value: Codable & Sendable>(
         _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
@@ -175,7 +194,7 @@ extension Scope {
         var now = firstNow
         // An expired record is kept (not purged) until the fetch replaces it, so a failed
         // fetch leaves it for the fail-safe, and the fetch can send its validators.
-        var current = try readThroughEntry(type, forKey: key, now: now)
+        var current = try await readThroughEntryAskingTier(type, forKey: key, now: now)
         // What the fetch is given: the entry the caller that starts it read last.
         let previous = Locked<ModelStore.Entry<Value>?>(nil)
         // Boxed so the loop can offer it again after a recheck; only a pass that starts a
@@ -189,7 +208,7 @@ extension Scope {
             if !firstPass {
                 ticket = coalescer.ticket()
                 now = reader.now()
-                current = try readThroughEntry(type, forKey: key, now: now)
+                current = try await readThroughEntryAskingTier(type, forKey: key, now: now)
             }
             firstPass = false
             // Stored since the hit step read the store (or since the last pass): no fetch needed.

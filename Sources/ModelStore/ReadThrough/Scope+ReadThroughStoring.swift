@@ -9,6 +9,8 @@ extension Scope {
         _ result: FetchResult<Value>, forKey key: String, options: ReadThroughOptions,
         previous: ModelStore.Entry<Value>?
     ) async throws -> Value? {
+        // With a shared tier, a write waits for its publication (SharedTier.swift).
+        let waitingOnTier = try open().sharedTier != nil
         switch result {
         case let .value(value, lifetime, carried):
             let lifetime = lifetime ?? options.lifetime
@@ -16,11 +18,11 @@ extension Scope {
             let (metadata, givenTags) = FetchedTags.split(carried)
             if let givenTags {
                 let tags = try TagIndex.validated(givenTags)
-                try await offload { [self] in try set(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags) }
+                try await offload(waitingOnTier: waitingOnTier) { [self] in try set(value, forKey: key, lifetime: lifetime, metadata: metadata, tags: tags) }
             } else {
                 // No tags given: the record keeps the ones it has when this is written.
                 let expected = previous?.tags ?? []
-                try await offload { [self] in
+                try await offload(waitingOnTier: waitingOnTier) { [self] in
                     try storeKeepingTags(value, forKey: key, lifetime: lifetime, metadata: metadata, expecting: expected)
                 }
             }
@@ -32,13 +34,13 @@ extension Scope {
             // The stored bytes are kept as they are (no re-encode), metadata included. If the
             // record was removed meanwhile, it stays removed: the caller still gets the model
             // the source just confirmed.
-            _ = try await offload { [self] in
+            _ = try await offload(waitingOnTier: waitingOnTier) { [self] in
                 try refresh(forKey: key, lifetime: lifetime, metadata: nil, includingExpired: true)
             }
             return previous.value
         case .notFound:
             let remember = options.notFoundLifetime
-            try await offload { [self] in try removeNotFound(forKey: key, rememberingFor: remember) }
+            try await offload(waitingOnTier: waitingOnTier) { [self] in try removeNotFound(forKey: key, rememberingFor: remember) }
             return nil
         }
     }

@@ -16,8 +16,11 @@ enum FleetTurn {
 }
 
 extension Scope {
-    /// How often a waiting process looks for the record in the tier.
+    /// How often a waiting process looks for the record in the tier: first after
+    /// ``fleetFirstPollInterval`` (a fetch is often that quick: a polling node that slept the
+    /// longest interval first waited for nothing), then twice as long each time, up to this.
     static let fleetPollInterval: Duration = .milliseconds(10)
+    static let fleetFirstPollInterval: Duration = .milliseconds(1)
 
     /// Takes this process's turn for `key`: the lock, or the record another process stored
     /// while this one waited. Waits at most `timeout` (nil: the lock's lifetime, `lockLifetime`),
@@ -30,20 +33,22 @@ extension Scope {
         let lifetime = TimeBounds.wait(timeout ?? lockLifetime)
         let clock = ContinuousClock()
         let deadline = clock.now + lifetime
+        var interval = Self.fleetFirstPollInterval
         while true {
-            let lock = try await offload { attachment.lockFetch(of: sharedKey, for: lifetime) }
+            let lock = try await offload(waitingOnTier: true) { attachment.lockFetch(of: sharedKey, for: lifetime) }
             switch lock {
             case .acquired:
                 // The lock may be free because its holder just stored the record and let go.
-                guard try await offload({ attachment.record(for: sharedKey) != nil }) else { return .fetch(lock) }
+                guard try await offload(waitingOnTier: true, { attachment.record(for: sharedKey) != nil }) else { return .fetch(lock) }
                 await endFleetTurn(lock, tier: tier)
                 return .landed
             case .unavailable:
                 return .fetch(nil)
             case .heldElsewhere:
                 guard clock.now < deadline else { return .fetch(nil) }
-                try await Task.sleep(for: Self.fleetPollInterval)
-                if try await offload({ attachment.record(for: sharedKey) != nil }) { return .landed }
+                try await Task.sleep(for: interval)
+                interval = min(interval * 2, Self.fleetPollInterval)
+                if try await offload(waitingOnTier: true, { attachment.record(for: sharedKey) != nil }) { return .landed }
             }
         }
     }
@@ -51,6 +56,6 @@ extension Scope {
     /// Gives up a lock ``fleetTurn(forKey:tier:timeout:lockLifetime:)`` returned.
     func endFleetTurn(_ lock: SharedTierFetchLock?, tier: SharedTierDatabase) async {
         guard let lock, case .acquired = lock, let attachment = tier.attachment else { return }
-        _ = try? await offload { attachment.unlockFetch(lock) }
+        _ = try? await offload(waitingOnTier: true) { attachment.unlockFetch(lock) }
     }
 }

@@ -35,8 +35,9 @@ extension Scope {
                 }
             }
             if !missed, doubted == nil, let local { return local }
-            // What the tier itself stores locally never asks the tier again.
-            guard !SharedTierDatabase.isApplying else { return try body(keyBytes, nil) }
+            // What the tier itself stores locally never asks the tier again; nor does a
+            // read-through's hit step on the cooperative pool (its miss path asks, off the pool).
+            guard !SharedTierDatabase.isApplying, !SharedTierDatabase.defersTier else { return try body(keyBytes, nil) }
             if let doubted {
                 switch revalidate(key, keyBytes: keyBytes, local: doubted, tier: tier) {
                 case .replaced(let shared): return try shared.withUnsafeBytes { try body(keyBytes, $0) }
@@ -78,7 +79,7 @@ extension Scope {
         case .absent:
             // Kept and served (the fail-safe answer); a read-through refreshes it from its source.
             tier.noteValidated(key, in: space)
-            tier.noteUnconfirmed(key, in: space)
+            tier.noteUnconfirmed(key, in: space, version: local)
             return .kept
         case .removed(let version):
             tier.clock.observe(version.time)
@@ -187,11 +188,18 @@ extension Scope {
     /// Stores a record read from the tier through the write funnel, under the exclusive gate,
     /// only if the local record is still the one of version `replacing` (nil: there is none)
     /// and no invalidation was applied since `seen` (it may have named this key). Best effort:
-    /// the caller has its answer either way.
+    /// the caller has its answer either way. Where there was no local record, off the caller's
+    /// path (SharedTierFills.swift); a replacement of a doubted one, at once.
     private func storeLocally(
         _ bytes: [UInt8], key: String, keyBytes: UnsafeRawBufferPointer, tags: [String], replacing: SharedTierVersion?,
         unlessChangedSince seen: UInt64, tier: SharedTierDatabase
     ) {
+        guard replacing != nil else {
+            tier.fills.add(
+                SharedTierFills.Fill(scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen),
+                tier: tier)
+            return
+        }
         let space = space
         SharedTierDatabase.$isApplying.withValue(true) {
             _ = try? database.commitExclusively { hold in

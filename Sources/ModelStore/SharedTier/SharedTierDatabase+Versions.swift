@@ -16,12 +16,41 @@ extension SharedTierDatabase {
     /// it missed: at attach, after its data was lost, after invalidations were missed). Memory's
     /// answers (decoded models, remembered "not found") are dropped, so reads reach the lookup.
     public func enterDoubt() {
+        enterDoubt(afterDataLoss: false)
+    }
+
+    /// Starts doubting as ``enterDoubt()`` does, after the tier lost its data (restarted empty,
+    /// flushed) while this node followed its invalidations: the records it holds are as current
+    /// as the stream made them, and the writes the stream may not have delivered are published
+    /// again from their writers' outboxes. So a record the tier now knows nothing of stays the
+    /// answer, with no refresh from its source, unless it was still in doubt from before (not
+    /// revalidated since the node attached or missed invalidations): a fleet whose Redis restarts
+    /// does not go upstream for what its nodes hold (issue 37).
+    public func enterDoubtAfterDataLoss() {
+        enterDoubt(afterDataLoss: true)
+    }
+
+    private func enterDoubt(afterDataLoss: Bool) {
         guard let scope else { return }
         let horizon = clock.issue(scope.reader.now())
-        validated.withLock { $0.removeAll() }
-        unconfirmed.withLock { keys in
+        var revalidated = Set<ByteKey>()
+        validated.withLock { swap(&$0, &revalidated) }
+        // A record kept because the tier knew nothing of it, still owed its refresh, stays owed
+        // it across a loss of the tier's data: it was never confirmed.
+        let owed = unconfirmed.withLock { keys -> Set<ByteKey> in
+            if afterDataLoss { return keys }
             keys.removeAll()
             unconfirmedCount.store(0)
+            return []
+        }
+        confirmed.withLock { confirmed in
+            if afterDataLoss {
+                revalidated.subtract(owed)
+                if confirmed.count + revalidated.count <= Self.validatedLimit { confirmed.formUnion(revalidated) }
+            } else {
+                confirmed.removeAll()
+                refreshHorizon.store(horizon.bitPattern)
+            }
         }
         doubtHorizon.store(horizon.bitPattern)
         scope.database.forgetEverythingInMemory()
@@ -55,10 +84,15 @@ extension SharedTierDatabase {
         }
     }
 
-    /// Notes that the tier knew nothing of the doubted local record of `key`, which was kept.
-    func noteUnconfirmed(_ key: String, in space: KeySpace) {
+    /// Notes that the tier knew nothing of the doubted local record of `key` (of version
+    /// `version`), which was kept; a read-through hit refreshes it from its source if it may be
+    /// older than a write this node never heard of (``enterDoubtAfterDataLoss()``).
+    func noteUnconfirmed(_ key: String, in space: KeySpace, version: SharedTierVersion) {
+        guard version.time <= Double(bitPattern: refreshHorizon.load()) else { return }
+        let key = ByteKey(key, in: space)
+        guard !confirmed.withLock({ $0.contains(key) }) else { return }
         unconfirmed.withLock { keys in
-            guard keys.count < Self.validatedLimit, keys.insert(ByteKey(key, in: space)).inserted else { return }
+            guard keys.count < Self.validatedLimit, keys.insert(key).inserted else { return }
             unconfirmedCount.store(UInt64(keys.count))
         }
     }

@@ -22,6 +22,15 @@ public final class SharedTierDatabase: Sendable {
     let doubtHorizon = AtomicWord()
     /// Keys of records older than the horizon that were revalidated since it was set.
     let validated = Locked(Set<ByteKey>())
+    /// The horizon of the last doubt that was not a loss of the tier's data (attach, missed
+    /// invalidations), as a Float64's bits: a record at or before it that the tier knows nothing
+    /// of may be older than a write this node never heard of (``enterDoubtAfterDataLoss()``).
+    let refreshHorizon = AtomicWord()
+    /// Keys revalidated before the tier lost its data, since the last other doubt: as current as
+    /// the stream made them, so kept without a refresh when the tier knows nothing of them.
+    let confirmed = Locked(Set<ByteKey>())
+    /// Records read from the tier, stored locally off the reader's path (SharedTierFills.swift).
+    let fills = SharedTierFills()
     /// Keys of doubted records the tier knew nothing of (it lost its data, say), kept and served:
     /// a read-through hit of one refreshes it from its source (``takeUnconfirmed(_:in:)``).
     let unconfirmed = Locked(Set<ByteKey>())
@@ -50,6 +59,17 @@ public final class SharedTierDatabase: Sendable {
     /// True while this thread applies what the tier asked (an invalidation from another
     /// process, a record read from the tier): those local writes are not published back.
     @TaskLocal static var isApplying = false
+
+    /// True while a read-through's hit step runs in a task: a local miss (or a doubted record)
+    /// is answered as a miss without asking the tier, and the miss path asks it off the
+    /// cooperative pool (`Scope.readThroughEntryAskingTier`).
+    @TaskLocal static var defersTier = false
+
+    /// Whether the calling thread runs a task (so it may be a thread of Swift's cooperative
+    /// pool, where the tier's blocking calls must not run).
+    static var isInTask: Bool {
+        withUnsafeCurrentTask { $0 != nil }
+    }
 
     /// Attaches the database to the tier, once: the first store opened with it supplies the
     /// policy that judges records without a lifetime of their own.

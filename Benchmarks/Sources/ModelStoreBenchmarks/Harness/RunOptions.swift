@@ -57,6 +57,8 @@ enum Command {
     case checksum(rounds: Int)
     case readThrough(rounds: Int, directory: String)
     case fleet(rounds: Int, directory: String)
+    /// The fleet experiment's other process (FleetInvalidationLatency.swift).
+    case fleetWatch(port: Int, directory: String, prefix: String)
     case collections(records: Int, rounds: Int, directory: String)
     case metadata(records: Int, rounds: Int, directory: String)
     case core(records: Int, rounds: Int, directory: String)
@@ -140,6 +142,9 @@ enum Command {
         case "fleet":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .fleet(rounds: options.runs ?? 15, directory: options.workDirectory)
+        case "fleet-watch":
+            return .fleetWatch(
+                port: try integer(try required("port")), directory: try required("workdir"), prefix: try required("prefix"))
         case "collections":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .collections(

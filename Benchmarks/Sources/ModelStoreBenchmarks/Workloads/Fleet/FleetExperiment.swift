@@ -7,23 +7,38 @@ import Synchronization
 import Glibc
 #endif
 
-/// The shared tier (issue 25), against a `redis-server` the experiment starts on a free loopback
-/// port (`--save '' --appendonly no`, killed at the end):
+/// The shared tier (issues 25 and 37), against a `redis-server` the experiment starts on a free
+/// loopback port (`--save '' --appendonly no`, killed at the end), every part in one run:
 ///
-/// 1. A local hit (LevelDB, and the object cache) with a `RedisTier` configured against the same
+/// 1. A Redis hit and a Redis miss through the tier against a raw hiredis `GET` of the same
+///    record key, and `GET` with `PTTL` pipelined (FleetRedisCalls.swift).
+/// 2. A local hit (LevelDB, and the object cache) with a `RedisTier` configured against the same
 ///    hit without one: the target is within 5 %. A hit never reaches the tier, so only noise
 ///    should separate them. Rounds alternate the two stores; each cell is the median.
-/// 2. Three nodes (each its own directory, store and tier; in this process, each driven by four
+/// 3. Invalidation latency across processes (FleetInvalidationLatency.swift).
+/// 4. What a tag removal leaves reachable in Redis (FleetTagsAndRestart.swift).
+/// 5. Three nodes (each its own directory, store and tier; in this process, each driven by four
 ///    tasks) on a read-mostly workload: 2,000 keys, 95 % read-through reads whose fetch takes
-///    1 ms, 5 % overwrites. Throughput per node and upstream fetches per 1,000 requests, with and
-///    without the shared tier.
+///    1 ms, 5 % overwrites (and, to show what the overwrites cost, none). Throughput per node and
+///    upstream fetches per 1,000 requests, with and without the shared tier.
+/// 6. Upstream fetches after Redis restarted empty under three nodes that hold the records
+///    (last: it restarts the server).
 func runFleetExperiment(rounds: Int, directory: String) async throws -> String {
     let redis = try BenchmarkRedis()
     defer { redis.stop() }
-    var lines: [String] = []
-    lines += try localHitCost(rounds: rounds, directory: directory, port: redis.port)
-    lines.append("")
-    lines += try await fleetThroughput(directory: directory, port: redis.port)
+    let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
+    var lines: [String] = ["Load average at the start: " + (load?.split(separator: " ").prefix(3).joined(separator: ", ") ?? "unknown"), ""]
+    // MODELSTORE_FLEET_ONLY=calls,hits,latency,tags,throughput,restart runs only those parts.
+    let only = ProcessInfo.processInfo.environment["MODELSTORE_FLEET_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
+    func runs(_ part: String) -> Bool { only?.contains(part) ?? true }
+    if runs("calls") { lines += try fleetRedisCalls(rounds: rounds, directory: directory, port: redis.port) + [""] }
+    if runs("hits") { lines += try localHitCost(rounds: rounds, directory: directory, port: redis.port) + [""] }
+    if runs("latency") { lines += try fleetInvalidationLatency(directory: directory, port: redis.port) + [""] }
+    if runs("tags") { lines += try fleetTagRemoval(directory: directory, port: redis.port) + [""] }
+    if runs("throughput") { lines += try await fleetThroughput(directory: directory, port: redis.port) + [""] }
+    if runs("restart") { lines += try await fleetRestart(directory: directory, redis: redis) }
+    let end = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
+    lines += ["", "Load average at the end: " + (end?.split(separator: " ").prefix(3).joined(separator: ", ") ?? "unknown")]
     return lines.joined(separator: "\n")
 }
 
@@ -79,18 +94,18 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
         "",
         "Each node: its own directory, store and tier, \(requestsPerNode) requests from 4 tasks; one process.",
         "",
-        "| Shared tier | Requests/s per node (each node) | Upstream fetches per 1,000 requests |",
-        "|---|---|---:|",
+        "| Shared tier | Requests/s per node (each node) | Upstream fetches per 1,000 requests | µs per write | µs per read |",
+        "|---|---|---:|---:|---:|",
     ]
     let corpus = ProfileCorpus(count: keyCount)
-    for withTier in [false, true] {
+    for (withTier, overwrites) in [(false, 5), (true, 5), (false, 0), (true, 0)] {
         let fetches = FetchCount()
         var opened: [ModelStore] = []
         for node in 0..<3 {
             var configuration = ModelStore.Configuration()
-            configuration.directory = URL(fileURLWithPath: directory + "/fleet-\(withTier)-\(node)", isDirectory: true)
+            configuration.directory = URL(fileURLWithPath: directory + "/fleet-\(withTier)-\(overwrites)-\(node)", isDirectory: true)
             configuration.objectCacheLimit = 1_000
-            if withTier { configuration.sharedTier = try tier(port, "bench-fleet:") }
+            if withTier { configuration.sharedTier = try tier(port, "bench-fleet-\(overwrites):") }
             opened.append(try ModelStore(name: "fleet", policy: .never, configuration: configuration))
         }
         let stores = opened
@@ -106,14 +121,18 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
                                 for _ in 0..<(requestsPerNode / 4) {
                                     let number = random.index(below: keyCount)
                                     let key = ProfileCorpus.key(number)
-                                    if random.index(below: 100) < 5 {
+                                    let began = monotonicNanoseconds()
+                                    if random.index(below: 100) < overwrites {
                                         try store.set(corpus.profile(number), forKey: key)
+                                        fetches.writeNanoseconds.add(Int(monotonicNanoseconds() - began), ordering: .relaxed)
+                                        fetches.writes.add(1, ordering: .relaxed)
                                     } else {
                                         _ = try await store.object(Profile.self, forKey: key) {
                                             fetches.value.add(1, ordering: .relaxed)
                                             try await Task.sleep(for: .milliseconds(1))
                                             return corpus.profile(number)
                                         }
+                                        fetches.readNanoseconds.add(Int(monotonicNanoseconds() - began), ordering: .relaxed)
                                     }
                                 }
                             }
@@ -131,34 +150,55 @@ private func fleetThroughput(directory: String, port: Int) async throws -> [Stri
         }
         let perThousand = Double(fetches.value.load(ordering: .relaxed)) * 1_000 / Double(3 * requestsPerNode)
         lines.append(
-            "| \(withTier ? "RedisTier" : "none") | "
+            "| \(withTier ? "RedisTier" : "none")\(overwrites == 5 ? "" : ", no overwrites") | "
                 + rates.map { String(format: "%.0f", $0) }.joined(separator: ", ")
-                + String(format: " | %.1f |", perThousand))
+                + String(format: " | %.1f | %.0f | %.0f |", perThousand,
+                    Double(fetches.writeNanoseconds.load(ordering: .relaxed)) / 1000 / Double(max(1, fetches.writes.load(ordering: .relaxed))),
+                    Double(fetches.readNanoseconds.load(ordering: .relaxed)) / 1000
+                        / Double(3 * requestsPerNode - fetches.writes.load(ordering: .relaxed))))
         for store in stores { try store.close() }
     }
     return lines
 }
 
 /// Upstream fetches, counted from every node's tasks.
-private final class FetchCount: Sendable {
+final class FetchCount: Sendable {
     let value = Atomic<Int>(0)
+    /// Time spent in writes and in reads (each task's own), and the writes' count.
+    let writeNanoseconds = Atomic<Int>(0)
+    let readNanoseconds = Atomic<Int>(0)
+    let writes = Atomic<Int>(0)
 }
 
 /// A `redis-server` on a free loopback port, nothing saved to disk.
-private final class BenchmarkRedis {
+final class BenchmarkRedis {
     let port: Int
-    private let process = Process()
+    private var process = Process()
 
     init() throws {
         port = try Self.freePort()
-        guard let path = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server"]
+        guard let path: String = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/opt/homebrew/bin/redis-server"]
             .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { throw BenchmarkFailure("the fleet benchmark needs redis-server (scripts/install-dependencies)") }
-        process.executableURL = URL(fileURLWithPath: path)
+        executable = path
+        try start()
+    }
+
+    private var executable = ""
+
+    private func start() throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         usleep(300_000)
+    }
+
+    /// Kills the server and starts it again, empty, on the same port.
+    func restart() throws {
+        stop()
+        try start()
     }
 
     /// SIGKILLs the server (nothing in it is kept) and waits, bounded, for it to go: Foundation's

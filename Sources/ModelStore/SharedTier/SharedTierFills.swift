@@ -1,0 +1,86 @@
+import Dispatch
+
+// MARK: - Local fills, off the reader's path
+//
+// A record read from the shared tier on a local miss is stored locally so the next read is a
+// local hit. That store is a LevelDB write under the exclusive gate: about as long as the Redis
+// round trip's own overhead. The reader does not wait for it: its answer is the record it read.
+// The fill is queued and written on a queue of the database's own, fills that arrive meanwhile
+// in one batch, each still only if nothing changed the key since the record was read (the same
+// checks as when it was written in the call). Until it lands, a read of the key misses locally
+// and asks the tier again: a round trip, never a stale answer. A revalidation that replaces a
+// doubted local record is not queued (the key counts as revalidated at once, so the older local
+// record must be gone by then).
+
+/// The queue of one database's local fills (``SharedTierDatabase/fills``).
+final class SharedTierFills: Sendable {
+    /// One record read from the tier, to store locally.
+    struct Fill: Sendable {
+        /// The scope it was read through (its key space, its database).
+        let scope: Scope
+        let key: String
+        let keyBytes: [UInt8]
+        let bytes: [UInt8]
+        let tags: [String]
+        /// The database's count of applied invalidations when the tier was asked.
+        let seen: UInt64
+    }
+
+    private let state = Locked<(queued: [Fill], draining: Bool)>(([], false))
+    private let queue = DispatchQueue(label: "ModelStore.sharedTier.fills")
+
+    /// How long the first fill of a batch waits for others: waking the queue's thread for each
+    /// fill cost the reader about as much as the write it saved (a reader reads again from the
+    /// tier, never a stale value, until its fill lands).
+    static let batchDelay: DispatchTimeInterval = .microseconds(500)
+
+    /// Queues `fill`; it is written soon, on the fills' queue.
+    func add(_ fill: Fill, tier: SharedTierDatabase) {
+        let start = state.withLock { state -> Bool in
+            state.queued.append(fill)
+            defer { state.draining = true }
+            return !state.draining
+        }
+        if start { queue.asyncAfter(deadline: .now() + Self.batchDelay) { self.drain(tier) } }
+    }
+
+    /// Writes what is queued, batch after batch, until nothing is.
+    private func drain(_ tier: SharedTierDatabase) {
+        while true {
+            let batch = state.withLock { state -> [Fill] in
+                defer { state.queued.removeAll(keepingCapacity: true) }
+                if state.queued.isEmpty { state.draining = false }
+                return state.queued
+            }
+            guard let first = batch.first else { return }
+            Self.write(batch, to: first.scope.database, tier: tier)
+        }
+    }
+
+    /// Stores each fill whose key holds no local record and saw no invalidation since it was
+    /// read, in one write through the funnel (not published: the tier is applying it). Best
+    /// effort: a closed database, say, keeps none, and the next read asks the tier again.
+    private static func write(_ fills: [Fill], to database: OpenDatabase, tier: SharedTierDatabase) {
+        SharedTierDatabase.$isApplying.withValue(true) {
+            _ = try? database.commitExclusively { hold in
+                let current = tier.remoteChanges.load()
+                let batch = LevelDBWriteBatch()
+                var changes = ChangeList()
+                var written = Set<[UInt8]>()
+                // The last read of a key wins (read after the others).
+                for fill in fills.reversed() where fill.seen == current && written.insert(fill.keyBytes).inserted {
+                    let absent = try fill.keyBytes.withUnsafeBytes { keyBytes in
+                        try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
+                    }
+                    guard absent else { continue }
+                    fill.keyBytes.withUnsafeBytes { keyBytes in
+                        fill.bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+                        if !fill.tags.isEmpty { TagIndex.addEntries(for: fill.tags, recordKey: keyBytes, to: batch) }
+                    }
+                    changes.append(KeyChange(fill.key, in: fill.scope.space, .set))
+                }
+                if batch.count > 0 { try hold.write(.batch(batch), changes, sync: false) }
+            }
+        }
+    }
+}
