@@ -104,21 +104,23 @@ extension Scope {
     @discardableResult
     func removeObjects(withPrefix prefix: String) throws -> Int {
         let database = try open()
-        defer { database.didRemove(prefix: prefix, in: space) }
-        let now = reader.now()
-        let timeToLive = reader.timeToLive
-        let space = space
-        var live = 0
-        try database.removeInChunks(space.physical(.prefix(prefix)), sync: configuration.syncWrites) { key, record, chunk in
-            // A damaged header counts as live, as in count(in:).
-            let expired = RecordState(record, key: key, now: now, timeToLive: timeToLive) == .expired
-            if !expired { live += 1 }
-            chunk.remove(
-                key,
-                reporting: chunk.tracksKeys
-                    ? KeyChange(space.key(fromPhysical: key), in: space, expired ? .expired : .removed) : nil)
+        return try database.asBulkRemoval {
+            defer { database.didRemove(prefix: prefix, in: space) }
+            let now = reader.now()
+            let timeToLive = reader.timeToLive
+            let space = space
+            var live = 0
+            try database.removeInChunks(space.physical(.prefix(prefix)), sync: configuration.syncWrites) { key, record, chunk in
+                // A damaged header counts as live, as in count(in:).
+                let expired = RecordState(record, key: key, now: now, timeToLive: timeToLive) == .expired
+                if !expired { live += 1 }
+                chunk.remove(
+                    key,
+                    reporting: chunk.tracksKeys
+                        ? KeyChange(space.key(fromPhysical: key), in: space, expired ? .expired : .removed) : nil)
+            }
+            return live
         }
-        return live
     }
 
     /// Removes every record of the scope, then compacts its keys so the space is given back.

@@ -299,6 +299,14 @@ extension OpenDatabase {
         sharedTier?.didRemove(prefix: prefix, in: space)
     }
 
+    /// Runs `body`, a removal by prefix, tag or key space with its publication, as one change
+    /// for the shared tier's queued fills (``SharedTierDatabase/bulkRemoval(_:)``); just `body`
+    /// without a tier.
+    func asBulkRemoval<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard let sharedTier else { return try body() }
+        return try sharedTier.bulkRemoval(body)
+    }
+
     /// Tells the shared tier, if any, that every record tagged `tag` stored at or before
     /// `version` was removed: the chunks named only the records this process had.
     func didRemove(tag: String, version: SharedTierVersion?) {

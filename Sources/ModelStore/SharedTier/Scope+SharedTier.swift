@@ -72,7 +72,7 @@ extension Scope {
     ) -> Revalidation {
         guard let attachment = tier.attachment else { return .kept }
         let sharedKey = SharedTierKey(collection: space.collection, key: key)
-        let seen = tier.remoteChanges.load()
+        let seen = tier.changesSeen()
         switch attachment.lookup(sharedKey) {
         case .unavailable:
             return .kept
@@ -111,7 +111,7 @@ extension Scope {
         guard let attachment = tier.attachment else { return nil }
         let sharedKey = SharedTierKey(collection: space.collection, key: key)
         // Read before asking: an invalidation applied after this must win over what the tier said.
-        let seen = tier.remoteChanges.load()
+        let seen = tier.changesSeen()
         guard let shared = attachment.record(for: sharedKey) else { return nil }
         if let version = shared.bytes.withUnsafeBytes({ SharedTierVersion(record: $0) }) { tier.clock.observe(version.time) }
         return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier)
@@ -123,7 +123,7 @@ extension Scope {
     /// (dropped from the tier).
     private func verifiedSharedRecord(
         _ shared: SharedTierRecord, _ key: String, keyBytes: UnsafeRawBufferPointer, replacing: SharedTierVersion?,
-        seen: UInt64, tier: SharedTierDatabase
+        seen: SharedTierDatabase.ChangesSeen, tier: SharedTierDatabase
     ) -> [UInt8]? {
         guard let attachment = tier.attachment else { return nil }
         let sharedKey = SharedTierKey(collection: space.collection, key: key)
@@ -192,18 +192,20 @@ extension Scope {
     /// path (SharedTierFills.swift); a replacement of a doubted one, at once.
     private func storeLocally(
         _ bytes: [UInt8], key: String, keyBytes: UnsafeRawBufferPointer, tags: [String], replacing: SharedTierVersion?,
-        unlessChangedSince seen: UInt64, tier: SharedTierDatabase
+        unlessChangedSince seen: SharedTierDatabase.ChangesSeen, tier: SharedTierDatabase
     ) {
         guard replacing != nil else {
             tier.fills.add(
-                SharedTierFills.Fill(scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen),
+                SharedTierFills.Fill(
+                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.remote,
+                    seenLocal: seen.local),
                 tier: tier)
             return
         }
         let space = space
         SharedTierDatabase.$isApplying.withValue(true) {
             _ = try? database.commitExclusively { hold in
-                guard tier.remoteChanges.load() == seen else { return }
+                guard tier.remoteChanges.load() == seen.remote else { return }
                 let unchanged = try hold.engine.withValue(forKey: keyBytes) { record -> Bool in
                     guard let record else { return replacing == nil }
                     return replacing != nil && SharedTierVersion(record: record) == replacing

@@ -15,6 +15,14 @@ public final class SharedTierDatabase: Sendable {
     /// Counts invalidations applied from other processes, so a record read from the tier before
     /// one of them is not stored locally after it (see `Scope.sharedRecord`).
     let remoteChanges = AtomicWord()
+    /// Counts this process's own writes and removals (bumped before each is committed, and at
+    /// the start and end of a bulk removal): a queued local fill read from the tier before one of
+    /// them is dropped (SharedTierFills.swift), since the key's local state may have moved on.
+    let localChanges = AtomicWord()
+    /// Bulk removals (by prefix, tag, key space) under way in this process: while any runs, no
+    /// queued fill is written (one read from the tier before the removal reached Redis could put
+    /// back a record the removal walked past).
+    let bulkRemovalsUnderWay = AtomicWord()
     /// Issues the times (versions) of this database's writes (FleetClock.swift).
     let clock = FleetClock()
     /// The doubt horizon, as a Float64's bits (0: no doubt): a local record stored at or before
@@ -115,6 +123,7 @@ public final class SharedTierDatabase: Sendable {
     /// nothing in it is published.
     func outboxed(_ write: EngineWrite, _ changes: ChangeList) -> EngineWrite {
         guard !Self.isApplying, !changes.isEmpty, let scope else { return write }
+        _ = localChanges.add(1)
         var entries: [(key: [UInt8], value: [UInt8])] = []
         changes.forEach { change in
             guard Self.isPublished(change) else { return }
@@ -164,6 +173,32 @@ public final class SharedTierDatabase: Sendable {
     func didRemove(tag: String, version: SharedTierVersion?) {
         guard !Self.isApplying, let attachment else { return }
         publishBulk(.tag(tag, version: version), to: attachment)
+    }
+
+    /// The counts of applied invalidations and of this process's own changes, read before the
+    /// tier is asked for a record: what its local fill is checked against.
+    struct ChangesSeen {
+        let remote: UInt64
+        let local: UInt64
+    }
+
+    /// Both counts now (``ChangesSeen``).
+    func changesSeen() -> ChangesSeen {
+        ChangesSeen(remote: remoteChanges.load(), local: localChanges.load())
+    }
+
+    /// Runs `body`, a bulk removal of this process (by prefix, tag or key space, with its
+    /// publication), as one local change for the queued fills: none read from the tier before
+    /// its end is written after it, and none at all is written while it runs.
+    func bulkRemoval<Result>(_ body: () throws -> Result) rethrows -> Result {
+        guard !Self.isApplying else { return try body() }
+        _ = localChanges.add(1)
+        _ = bulkRemovalsUnderWay.add(1)
+        defer {
+            _ = bulkRemovalsUnderWay.subtract(1)
+            _ = localChanges.add(1)
+        }
+        return try body()
     }
 
     /// Publishes the deletion of the whole database (`deleteFromDisk()`, `deleteDatabase(named:in:)`

@@ -19,40 +19,42 @@ extension Scope {
     func removeObjects(taggedWith tag: String, notNewerThan bound: SharedTierVersion? = nil) throws -> Int {
         let database = try open()
         _ = try TagIndex.validated([tag])
-        let now = reader.now()
-        var issued = bound
-        if issued == nil, let tier = database.sharedTier { issued = SharedTierVersion(time: tier.clock.issue(now)) }
-        let version = issued
-        let prefix = TagIndex.prefix(of: tag)
-        let reader = reader
-        let timeToLive = reader.timeToLive
-        var live = 0
-        try database.removeInChunks(
-            KeyRange(lowerBound: prefix, upperBound: KeyRange.successor(ofPrefix: prefix)), sync: configuration.syncWrites
-        ) { entry, _, chunk in
-            let recordKey = UnsafeRawBufferPointer(rebasing: entry[prefix.count...])
-            let state = try chunk.engine.withValue(forKey: recordKey) { record -> TaggedState? in
-                guard let record, let header = RecordHeader(parsing: record),
-                    header.checksumMatches(value: record, key: recordKey)
-                else { return nil }
-                guard TagIndex.section(UnsafeRawBufferPointer(rebasing: record[header.tagsRange]), contains: tag),
-                    reader.sealVouches(record, keyBytes: recordKey)
-                else {
-                    return nil
+        return try database.asBulkRemoval {
+            let now = reader.now()
+            var issued = bound
+            if issued == nil, let tier = database.sharedTier { issued = SharedTierVersion(time: tier.clock.issue(now)) }
+            let version = issued
+            let prefix = TagIndex.prefix(of: tag)
+            let reader = reader
+            let timeToLive = reader.timeToLive
+            var live = 0
+            try database.removeInChunks(
+                KeyRange(lowerBound: prefix, upperBound: KeyRange.successor(ofPrefix: prefix)), sync: configuration.syncWrites
+            ) { entry, _, chunk in
+                let recordKey = UnsafeRawBufferPointer(rebasing: entry[prefix.count...])
+                let state = try chunk.engine.withValue(forKey: recordKey) { record -> TaggedState? in
+                    guard let record, let header = RecordHeader(parsing: record),
+                        header.checksumMatches(value: record, key: recordKey)
+                    else { return nil }
+                    guard TagIndex.section(UnsafeRawBufferPointer(rebasing: record[header.tagsRange]), contains: tag),
+                        reader.sealVouches(record, keyBytes: recordKey)
+                    else {
+                        return nil
+                    }
+                    // Written after the removal's version: it stays, and so does its entry.
+                    if let version, header.storedAt > version.time { return .newer }
+                    return header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
                 }
-                // Written after the removal's version: it stays, and so does its entry.
-                if let version, header.storedAt > version.time { return .newer }
-                return header.isExpired(now: now, timeToLive: timeToLive) ? .expired : .live
+                if state == .newer { return }
+                chunk.remove(entry)
+                guard let state, let (space, key) = KeySpace.split(recordKey) else { return }
+                if state == .live { live += 1 }
+                // Always reported: the keys are forgotten in memory whatever caches the database keeps.
+                chunk.remove(recordKey, reporting: KeyChange(key, in: space, state == .live ? .removed : .expired))
             }
-            if state == .newer { return }
-            chunk.remove(entry)
-            guard let state, let (space, key) = KeySpace.split(recordKey) else { return }
-            if state == .live { live += 1 }
-            // Always reported: the keys are forgotten in memory whatever caches the database keeps.
-            chunk.remove(recordKey, reporting: KeyChange(key, in: space, state == .live ? .removed : .expired))
+            database.didRemove(tag: tag, version: version)
+            return live
         }
-        database.didRemove(tag: tag, version: version)
-        return live
     }
 }
 
