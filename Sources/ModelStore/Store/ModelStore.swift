@@ -98,6 +98,8 @@ public final class ModelStore: ModelWriter {
             policy: policy, configuration: configuration, path: database.path, dictionaries: database.dictionaries)
         scope = Scope(database: database, reader: reader, configuration: configuration, closed: closed)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
+        // The first store starts the limits' measurement (Eviction/LimitEnforcer.swift).
+        database.limits?.storeOpened(reader: reader, database: database)
         // The first store opened with a shared tier attaches the database to it.
         database.sharedTier?.start(scope: scope)
         if configuration.recordsPolicies {
