@@ -30,6 +30,9 @@ enum BenchmarkMain {
                 print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
             case .checksum(let rounds):
                 print(runChecksumExperiment(rounds: rounds))
+            case .hitRatio(let traces, let directory, let json, let only):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                print(try runHitRatioExperiment(traces: traces, directory: directory, json: json, only: only))
             case .readThrough(let rounds, let directory):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -145,6 +145,8 @@ extension LimitEnforcer {
             start = range.lowerBound
         }
         hand = start
+        // The sketch forgets at the pace the database turns over: ten additions per record held.
+        sketch?.adjustPeriod(records: tracked.count)
         noteForCompaction(outcome, in: database)
         return outcome
     }

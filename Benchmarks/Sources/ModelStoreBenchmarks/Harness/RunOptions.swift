@@ -65,6 +65,7 @@ enum Command {
     case indexes(records: Int, rounds: Int, directory: String)
     case indexPuts(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
+    case hitRatio(traces: String, directory: String, json: String?, only: String?)
     case help
 
     static let usage = """
@@ -72,6 +73,7 @@ enum Command {
                                 [--workdir PATH] [--markdown PATH] [--json PATH]
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
+               modelstore-bench hit-ratio --traces DIR [--json PATH] [--only TRACE-PREFIX] [--workdir PATH]
                modelstore-bench readthrough [--runs N] [--workdir PATH]
                modelstore-bench fleet [--runs N] [--workdir PATH]     (needs redis-server)
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
@@ -134,6 +136,11 @@ enum Command {
                 directory: options.workDirectory)
         case "checksum":
             return .checksum(rounds: try values["runs"].map(integer) ?? 5)
+        case "hit-ratio":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .hitRatio(
+                traces: try required("traces"), directory: options.workDirectory, json: values["json"],
+                only: values["only"])
         case "readthrough":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)
