@@ -79,6 +79,8 @@ extension LimitEnforcer {
                 window.removeAll(keepingCapacity: true)
                 seenInWindow = 0
                 updatePerWindow()
+                windowsWalked += 1
+                CrashPoint.evictionWindow.reached(occurrence: windowsWalked)
             }
             for candidate in window {
                 if satisfied() { return }

@@ -51,6 +51,8 @@ final class LimitEnforcer: @unchecked Sendable {
     let walking = Lock()
     /// Guarded by ``walking``: the LevelDB key the next walk starts at.
     var hand: [UInt8] = []
+    /// Guarded by ``walking``: windows walked since the open (for the crash tests' kill points).
+    var windowsWalked = 0
     /// How the walk judges a record's seal (an encrypting store's): the first store's reader.
     let reader = Locked<RecordReader?>(nil)
     private let queue: DispatchQueue
