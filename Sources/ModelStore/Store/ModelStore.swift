@@ -105,6 +105,8 @@ public final class ModelStore: ModelWriter {
         if configuration.recordsPolicies {
             // One read the first time in the process, a write only when the policy changed.
             database.policies.record(policy, for: .default, in: database, sync: configuration.syncWrites)
+            // For `modelstore stats`: one read, a write only when the limits changed.
+            RecordedLimits.record(configuration.limits, in: database, sync: configuration.syncWrites)
         }
         // An encrypting store trains no dictionary: it would keep its samples' plaintext.
         if configuration.recordCompression.isEnabled, !configuration.encryption.isEnabled,
