@@ -72,8 +72,9 @@ extension ReadmeContext {
         configuration.syncWrites = false                 // true: every write waits for the disk
         configuration.objectCacheLimit = 1_000           // decoded models kept in memory (0: off, the default)
         configuration.automaticSweepInterval = 600       // sweep expired records every 10 minutes (nil: off)
-        configuration.maximumRecordCount = 100_000       // sweeps evict the oldest beyond this (nil: no limit)
+        configuration.maximumRecordCount = 100_000       // evict beyond this many records (nil: no limit)
         configuration.maximumTotalBytes = 500 << 20      // …and beyond 500 MiB of records (nil: no limit)
+        configuration.eviction = .leastRecentlyUsed      // what goes first: the least used (default) or .oldestWritten
         configuration.blockCacheSize = 8 << 20           // LevelDB tuning: block cache, write buffer,
         configuration.writeBufferSize = 16 << 20         // bloom filter bits (10), paranoid checks (on),
         configuration.bloomFilterBitsPerKey = 10         // read checksums (on), open files, block size
@@ -86,9 +87,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:242
-    func readmeLine242() throws {
-#sourceLocation(file: "README.md", line: 243)
+    /// README.md:243
+    func readmeLine243() throws {
+#sourceLocation(file: "README.md", line: 244)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -101,9 +102,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:261
-    func readmeLine261() async throws {
-#sourceLocation(file: "README.md", line: 262)
+    /// README.md:262
+    func readmeLine262() async throws {
+#sourceLocation(file: "README.md", line: 263)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -114,9 +115,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:285
-    func readmeLine285() throws {
-#sourceLocation(file: "README.md", line: 286)
+    /// README.md:286
+    func readmeLine286() throws {
+#sourceLocation(file: "README.md", line: 287)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -127,9 +128,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:302
-    func readmeLine302() async throws {
-#sourceLocation(file: "README.md", line: 303)
+    /// README.md:303
+    func readmeLine303() async throws {
+#sourceLocation(file: "README.md", line: 304)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -138,9 +139,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:313
-    func readmeLine313() throws {
-#sourceLocation(file: "README.md", line: 314)
+    /// README.md:314
+    func readmeLine314() throws {
+#sourceLocation(file: "README.md", line: 315)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -153,18 +154,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:335
-    func readmeLine335() throws {
-#sourceLocation(file: "README.md", line: 336)
+    /// README.md:336
+    func readmeLine336() throws {
+#sourceLocation(file: "README.md", line: 337)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:363
-    func readmeLine363() async throws {
-#sourceLocation(file: "README.md", line: 364)
+    /// README.md:393
+    func readmeLine393() async throws {
+#sourceLocation(file: "README.md", line: 394)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -176,9 +177,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:387
-    func readmeLine387() async throws {
-#sourceLocation(file: "README.md", line: 388)
+    /// README.md:417
+    func readmeLine417() async throws {
+#sourceLocation(file: "README.md", line: 418)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -201,9 +202,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:430
-    func readmeLine430() async throws {
-#sourceLocation(file: "README.md", line: 431)
+    /// README.md:460
+    func readmeLine460() async throws {
+#sourceLocation(file: "README.md", line: 461)
         let fetched = try await store.object(User.self, forKey: "user:42", options: ReadThroughOptions()) { _ in
             .value(try await api.fetchUser(42), expiresAfter: 300, tags: ["team:7"])
         }
@@ -213,9 +214,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:457
-    func readmeLine457() throws {
-#sourceLocation(file: "README.md", line: 458)
+    /// README.md:487
+    func readmeLine487() throws {
+#sourceLocation(file: "README.md", line: 488)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -225,9 +226,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:479
-    func readmeLine479() async throws {
-#sourceLocation(file: "README.md", line: 480)
+    /// README.md:509
+    func readmeLine509() async throws {
+#sourceLocation(file: "README.md", line: 510)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -240,9 +241,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:499
-    func readmeLine499() throws {
-#sourceLocation(file: "README.md", line: 500)
+    /// README.md:529
+    func readmeLine529() throws {
+#sourceLocation(file: "README.md", line: 530)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -259,8 +260,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:548
-#sourceLocation(file: "README.md", line: 549)
+// README.md:578
+#sourceLocation(file: "README.md", line: 579)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -268,9 +269,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:555
-    func readmeLine555() throws {
-#sourceLocation(file: "README.md", line: 556)
+    /// README.md:585
+    func readmeLine585() throws {
+#sourceLocation(file: "README.md", line: 586)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -284,9 +285,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:586
-    func readmeLine586() throws {
-#sourceLocation(file: "README.md", line: 587)
+    /// README.md:616
+    func readmeLine616() throws {
+#sourceLocation(file: "README.md", line: 617)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -299,10 +300,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:641 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:671 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:711
-#sourceLocation(file: "README.md", line: 712)
+// README.md:741
+#sourceLocation(file: "README.md", line: 742)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -311,9 +312,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:719
-    func readmeLine719() throws {
-#sourceLocation(file: "README.md", line: 720)
+    /// README.md:749
+    func readmeLine749() throws {
+#sourceLocation(file: "README.md", line: 750)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -332,9 +333,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:810
-    func readmeLine810() throws {
-#sourceLocation(file: "README.md", line: 811)
+    /// README.md:840
+    func readmeLine840() throws {
+#sourceLocation(file: "README.md", line: 841)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -347,20 +348,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:1313 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1352 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1340 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1379 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1376 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:1415 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:1413 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1452 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:1438 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:1477 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:1509
-    func readmeLine1509() throws {
-#sourceLocation(file: "README.md", line: 1510)
+    /// README.md:1548
+    func readmeLine1548() throws {
+#sourceLocation(file: "README.md", line: 1549)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
