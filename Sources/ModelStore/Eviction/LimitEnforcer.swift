@@ -45,6 +45,8 @@ final class LimitEnforcer: @unchecked Sendable {
     /// open's measurement is still running).
     private let bytes = AtomicWord()
     private let count = AtomicWord()
+    /// Records stored since the count was last measured: overwrites among them made it too high.
+    private let storedSinceMeasured = AtomicWord()
     /// 1 while a background eviction is scheduled or running.
     private let scheduled = AtomicWord()
     /// One walk at a time; the hand (where the next walk starts) is guarded by it too.
@@ -88,6 +90,7 @@ final class LimitEnforcer: @unchecked Sendable {
     func didStore(records: Int, byteCount: Int) {
         bytes.add(UInt64(bitPattern: Int64(byteCount)))
         count.add(UInt64(bitPattern: Int64(records)))
+        storedSinceMeasured.add(UInt64(records))
     }
 
     /// Counts records removed by eviction.
@@ -99,7 +102,9 @@ final class LimitEnforcer: @unchecked Sendable {
     /// Adds a measurement of what the database held (the open's pass): the writes counted since
     /// stay counted.
     func add(measured: (bytes: Int, count: Int)) {
-        didStore(records: measured.count, byteCount: measured.bytes)
+        bytes.add(UInt64(bitPattern: Int64(measured.bytes)))
+        count.add(UInt64(bitPattern: Int64(measured.count)))
+        storedSinceMeasured.store(0)
     }
 
     /// Replaces the count by a sweep's measurement, `measured`, taken while the count went from
@@ -109,6 +114,15 @@ final class LimitEnforcer: @unchecked Sendable {
         let delta = (bytes: now.bytes - before.bytes, count: now.count - before.count)
         bytes.store(UInt64(bitPattern: Int64(measured.bytes + delta.bytes)))
         count.store(UInt64(bitPattern: Int64(measured.count + delta.count)))
+        storedSinceMeasured.store(0)
+    }
+
+    /// Whether so many records were stored since the count was measured that overwrites may
+    /// have made it too high by an eighth: then eviction measures again before it evicts, so a
+    /// program that overwrites its records never has records evicted for bytes it did not add.
+    /// At most one pass over the headers per eighth of the database (64 records at least) written.
+    var needsMeasuring: Bool {
+        Int(storedSinceMeasured.load()) >= max(64, tracked.count / 8)
     }
 
     /// Counts a use of the record whose LevelDB key is `physicalKey`.
@@ -168,8 +182,11 @@ final class LimitEnforcer: @unchecked Sendable {
         }
         guard scheduled.compareExchange(expected: 0, desired: 1) else { return }
         queue.async { [self] in
-            defer { scheduled.store(0) }
             evictToLimits(in: database)
+            scheduled.store(0)
+            // A write that went over while this eviction finished found it scheduled and left it
+            // to this one: look again.
+            if database.engine.isOpen, isOver(withMargin: false) { enforce(in: database) }
         }
     }
 
@@ -179,6 +196,11 @@ final class LimitEnforcer: @unchecked Sendable {
         do {
             try walking.withLock {
                 guard isOver(withMargin: false) else { return }
+                if needsMeasuring {
+                    let before = tracked
+                    replace(measured: try Self.measuredRecords(of: database), countedBefore: before)
+                    guard isOver(withMargin: false) else { return }
+                }
                 _ = try walk(
                     in: database,
                     targetBytes: limits.maximumBytes.map { $0 - Self.slack(of: $0) },
@@ -196,6 +218,11 @@ final class LimitEnforcer: @unchecked Sendable {
     /// Measures the database's record bytes and records with one pass over its headers (outside
     /// the write gate, through an implicit snapshot) and adds them to what writes counted since.
     func measure(_ database: OpenDatabase) throws {
+        add(measured: try Self.measuredRecords(of: database))
+    }
+
+    /// The database's record bytes (keys plus values) and records, by one pass over them.
+    static func measuredRecords(of database: OpenDatabase) throws -> (bytes: Int, count: Int) {
         var measured = (bytes: 0, count: 0)
         try database.run { engine in
             let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
@@ -214,7 +241,7 @@ final class LimitEnforcer: @unchecked Sendable {
                 if pastEnd || seen < 4_096 { break }
             }
         }
-        add(measured: measured)
+        return measured
     }
 
     /// Starts the open's measurement: in the background; with ``Enforcement/inline``, now. It

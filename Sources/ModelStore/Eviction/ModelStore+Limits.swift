@@ -39,11 +39,7 @@ extension ModelStore {
         if let enforcer = database.limits {
             counted = enforcer.tracked
         } else {
-            let measuring = LimitEnforcer(
-                limits: LimitEnforcer.Limits(eviction: .oldestWritten), enforcement: .inline, database: name,
-                metrics: database.evictionMetrics)
-            try measuring.measure(database)
-            counted = measuring.tracked
+            counted = try LimitEnforcer.measuredRecords(of: database)
         }
         let totals = database.evictionMetrics.totals
         return LimitStatus(

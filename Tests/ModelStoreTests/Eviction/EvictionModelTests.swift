@@ -18,6 +18,8 @@ struct EvictionModelTests {
         /// storedAt of every record, by key (keys sort as LevelDB sorts these ASCII keys).
         var records: [String: Double] = [:]
         var tracked = 0
+        /// Records stored since the count was measured.
+        var storedSinceMeasured = 0
         /// The walk resumes at the first key after this one (nil: at the first key).
         var hand: String?
 
@@ -36,8 +38,17 @@ struct EvictionModelTests {
             sketch.recordUse(KeyHash.key(key, in: .default))
             records[key] = time
             tracked += 1  // an overwrite counts as a new record until the database is measured
+            storedSinceMeasured += 1
+            guard tracked > limit else { return }
+            // With an eighth of the database (at least 64 records) stored since the count was
+            // measured, the count is measured again before anything is evicted.
+            if storedSinceMeasured >= max(64, tracked / 8) {
+                tracked = records.count
+                storedSinceMeasured = 0
+                guard tracked > limit else { return }
+            }
             // Past the limit, eviction goes a 128th under it, so that it runs in batches.
-            if tracked > limit { evict(to: limit - limit / 128) }
+            evict(to: limit - limit / 128)
         }
 
         mutating func evict(to target: Int) {
@@ -93,6 +104,7 @@ struct EvictionModelTests {
                 }
                 if start == nil {
                     tracked = segmentCount - segmentEvicted  // measured again
+                    storedSinceMeasured = 0
                     if evictedInWalk == evictedBefore { break }
                 }
                 start = nil

@@ -8,11 +8,7 @@ struct LimitEnforcementTests {
     /// Record bytes and records in the database, counted by a pass over LevelDB (not by the
     /// limits' own count).
     static func measured(_ store: ModelStore) throws -> (bytes: Int, count: Int) {
-        let probe = LimitEnforcer(
-            limits: .init(eviction: .oldestWritten), enforcement: .inline, database: "probe",
-            metrics: store.database.evictionMetrics)
-        try probe.measure(store.database)
-        return probe.tracked
+        try LimitEnforcer.measuredRecords(of: store.database)
     }
 
     @Test("Four writers at full speed: the database never holds more than the limit plus its margin and what the writers have in flight")
@@ -94,5 +90,28 @@ func offloadForTest(_ body: @escaping @Sendable () throws -> Void) async throws 
                 continuation.resume(throwing: error)
             }
         }.start()
+    }
+}
+
+@Suite("Limits: overwrites")
+struct LimitOverwriteTests {
+    @Test("A program that overwrites its records at the limit loses at most an eighth of them to the count's drift")
+    func overwritesDoNotEmptyTheDatabase() throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.maximumRecordCount = 800
+        configuration.evictsInline = true
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        for index in 0..<800 { try store.set(index, forKey: "k\(index)") }
+        var random = SeededGenerator(seed: 38)
+        for round in 0..<5_000 {
+            let index = Int.random(in: 0..<800, using: &random)
+            if try store.object(Int.self, forKey: "k\(index)") != nil { try store.set(round, forKey: "k\(index)") }
+        }
+        let count = try store.count()
+        #expect(count <= 800)
+        #expect(count >= 800 - 800 / 8 - LimitEnforcer.slack(of: 800) - ModelStore.Eviction.windowSize)
+        // A sweep measures again, and nothing more goes.
+        #expect(try store.removeExpiredObjects() == 0)
     }
 }
