@@ -110,6 +110,8 @@ final class LimitEnforcer: @unchecked Sendable {
     /// Replaces the count by a sweep's measurement, `measured`, taken while the count went from
     /// `before` to now: what writes and evictions changed meanwhile stays counted.
     func replace(measured: (bytes: Int, count: Int), countedBefore before: (bytes: Int, count: Int)) {
+        // Not one atomic step: a write counted between the load and the stores is lost from the
+        // count until the next measurement (a record or two, under a walk or a sweep).
         let now = tracked
         let delta = (bytes: now.bytes - before.bytes, count: now.count - before.count)
         bytes.store(UInt64(bitPattern: Int64(measured.bytes + delta.bytes)))
@@ -119,8 +121,9 @@ final class LimitEnforcer: @unchecked Sendable {
 
     /// Whether so many records were stored since the count was measured that overwrites may
     /// have made it too high by an eighth: then eviction measures again before it evicts, so a
-    /// program that overwrites its records never has records evicted for bytes it did not add.
-    /// At most one pass over the headers per eighth of the database (64 records at least) written.
+    /// program that overwrites its records loses at most an eighth of them to bytes it did not
+    /// add. At most one pass over the headers per eighth of the database (64 records at least)
+    /// written.
     var needsMeasuring: Bool {
         Int(storedSinceMeasured.load()) >= max(64, tracked.count / 8)
     }
@@ -151,7 +154,7 @@ final class LimitEnforcer: @unchecked Sendable {
         limit / 128
     }
 
-    /// Whether the count is over the limits plus `extraFraction`-scaled margins.
+    /// Whether the count is over a limit (plus its margin, with `withMargin`).
     func isOver(withMargin: Bool) -> Bool {
         let now = tracked
         if let limit = limits.maximumBytes,
