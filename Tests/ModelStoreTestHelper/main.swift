@@ -82,6 +82,7 @@ default:
     // More modes, for the reliability tests, live in ReliabilityModes.swift.
     guard runReliabilityMode(command, root: root, name: name, extra: Array(arguments.dropFirst(4)))
         || runEncryptionMode(command, root: root, name: name, extra: Array(arguments.dropFirst(4)))
+        || runEvictionMode(command, root: root, name: name, extra: Array(arguments.dropFirst(4)))
     else {
         FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
         exit(64)

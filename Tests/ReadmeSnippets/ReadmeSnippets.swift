@@ -7,8 +7,8 @@ import ModelStoreRedis
 
 // README.md:48 is not compiled: Package.swift excerpt
 
-// README.md:70
-#sourceLocation(file: "README.md", line: 71)
+// README.md:68
+#sourceLocation(file: "README.md", line: 69)
 import ModelStore
 
 struct Book: Codable, Equatable { var name: String; var price: Double }
@@ -17,9 +17,9 @@ struct Item: Codable, Sendable { var id: Int; var title: String; var tags: [Stri
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:78
-    func readmeLine78() throws {
-#sourceLocation(file: "README.md", line: 79)
+    /// README.md:76
+    func readmeLine76() throws {
+#sourceLocation(file: "README.md", line: 77)
         let user = User(userName: "ada", book: Book(name: "Notes on the Analytical Engine", price: 12.5))
         let store = try ModelStore(name: "userdb", policy: .low)          // records live 24 hours
         try store.set(user, forKey: "user")
@@ -32,9 +32,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:88
-    func readmeLine88() throws {
-#sourceLocation(file: "README.md", line: 89)
+    /// README.md:86
+    func readmeLine86() throws {
+#sourceLocation(file: "README.md", line: 87)
         try store.contains("user")                     // true unless missing or expired
         try store.removeObject(forKey: "user")
         try store.removeObjects(forKeys: ["a", "b"])   // one atomic write
@@ -52,9 +52,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:135
-    func readmeLine135() throws {
-#sourceLocation(file: "README.md", line: 136)
+    /// README.md:133
+    func readmeLine133() throws {
+#sourceLocation(file: "README.md", line: 134)
         if let stale = try store.entry(User.self, forKey: "user", includingExpired: true) {
             show(stale.value, outdated: stale.isExpired)
         }
@@ -63,9 +63,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:143
-    func readmeLine143() throws {
-#sourceLocation(file: "README.md", line: 144)
+    /// README.md:141
+    func readmeLine141() throws {
+#sourceLocation(file: "README.md", line: 142)
         var configuration = ModelStore.Configuration()
         configuration.directory = URL(fileURLWithPath: "/var/cache/myapp")   // the root
         configuration.now = { Date() }                   // the clock; tests inject their own
@@ -73,8 +73,9 @@ extension ReadmeContext {
         configuration.syncWrites = false                 // true: every write waits for the disk
         configuration.objectCacheLimit = 1_000           // decoded models kept in memory (0: off, the default)
         configuration.automaticSweepInterval = 600       // sweep expired records every 10 minutes (nil: off)
-        configuration.maximumRecordCount = 100_000       // sweeps evict the oldest beyond this (nil: no limit)
+        configuration.maximumRecordCount = 100_000       // evict beyond this many records (nil: no limit)
         configuration.maximumTotalBytes = 500 << 20      // …and beyond 500 MiB of records (nil: no limit)
+        configuration.eviction = .leastRecentlyUsed      // what goes first: the least used (default) or .oldestWritten
         configuration.blockCacheSize = 8 << 20           // LevelDB tuning: block cache, write buffer,
         configuration.writeBufferSize = 16 << 20         // bloom filter bits (10), paranoid checks (on),
         configuration.bloomFilterBitsPerKey = 10         // read checksums (on), open files, block size
@@ -87,9 +88,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:174
-    func readmeLine174() throws {
-#sourceLocation(file: "README.md", line: 175)
+    /// README.md:173
+    func readmeLine173() throws {
+#sourceLocation(file: "README.md", line: 174)
         let snapshot = try items.snapshot()                       // a consistent, read-only view
         try items.write { batch in                                // all or nothing
             try batch.set(Item(id: 1, title: "Renamed", tags: []), forKey: "1")
@@ -102,9 +103,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:190
-    func readmeLine190() async throws {
-#sourceLocation(file: "README.md", line: 191)
+    /// README.md:189
+    func readmeLine189() async throws {
+#sourceLocation(file: "README.md", line: 190)
         let items = try ModelStore(name: "items", policy: .lowest)        // records live 7 days
         let models = (0..<100_000).lazy.map { Item(id: $0, title: "Item \($0)", tags: ["demo"]) }
         let report = try await items.importObjects(models, key: \.id, batchSize: 1_000) { progress in
@@ -115,9 +116,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:206
-    func readmeLine206() throws {
-#sourceLocation(file: "README.md", line: 207)
+    /// README.md:205
+    func readmeLine205() throws {
+#sourceLocation(file: "README.md", line: 206)
         let firstTen = try items.keys(in: .prefix("9999"), limit: 10).collect()
         let cursor = try items.entries(Item.self, in: .range(from: "4242", to: "42421"))  // "4242", "42420"
         while let entry = try cursor.next() {
@@ -128,9 +129,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:221
-    func readmeLine221() async throws {
-#sourceLocation(file: "README.md", line: 222)
+    /// README.md:220
+    func readmeLine220() async throws {
+#sourceLocation(file: "README.md", line: 221)
         for try await entry in try items.entries(Item.self, in: .prefix("4242")) {
             print(entry.key, entry.value.title)
         }
@@ -139,9 +140,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:229
-    func readmeLine229() throws {
-#sourceLocation(file: "README.md", line: 230)
+    /// README.md:228
+    func readmeLine228() throws {
+#sourceLocation(file: "README.md", line: 229)
         try store.count()                                   // live records (reads headers only)
         try store.count(in: .prefix("feed:"))
         try store.objects(User.self, forKeys: ["u1", "u2"]) // [String: User] from one consistent view
@@ -154,18 +155,18 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:245
-    func readmeLine245() throws {
-#sourceLocation(file: "README.md", line: 246)
+    /// README.md:244
+    func readmeLine244() throws {
+#sourceLocation(file: "README.md", line: 245)
         let removed = try store.removeExpiredObjects()      // how many it removed
 #sourceLocation()
     }
 }
 
 extension ReadmeContext {
-    /// README.md:263
-    func readmeLine263() async throws {
-#sourceLocation(file: "README.md", line: 264)
+    /// README.md:270
+    func readmeLine270() async throws {
+#sourceLocation(file: "README.md", line: 271)
         let user = try await store.object(User.self, forKey: "user:42") {
             try await api.fetchUser(42)            // runs on a miss or when the record has expired
         }
@@ -177,9 +178,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:283
-    func readmeLine283() async throws {
-#sourceLocation(file: "README.md", line: 284)
+    /// README.md:290
+    func readmeLine290() async throws {
+#sourceLocation(file: "README.md", line: 291)
         var options = ReadThroughOptions()
         options.lifetime = 300                    // fetched models live 5 min unless the fetch says otherwise
         options.staleIfError = 3_600              // fail-safe: serve up to 1 h past expiry when the fetch fails
@@ -202,9 +203,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:315
-    func readmeLine315() throws {
-#sourceLocation(file: "README.md", line: 316)
+    /// README.md:322
+    func readmeLine322() throws {
+#sourceLocation(file: "README.md", line: 323)
         try store.set(user, forKey: "user:42", tags: ["team:7", "org:1"])   // also expiresAfter:, metadata:, and in batches
         try store.collection("users").set(user, forKey: "42", tags: ["team:7"])
         let removed = try store.removeObjects(taggedWith: "team:7")         // live records removed, every collection
@@ -214,9 +215,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:330
-    func readmeLine330() async throws {
-#sourceLocation(file: "README.md", line: 331)
+    /// README.md:337
+    func readmeLine337() async throws {
+#sourceLocation(file: "README.md", line: 338)
         let changes = store.changes()              // before the writes you want to see
         let observer = Task {
             for await change in changes {
@@ -229,9 +230,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:349
-    func readmeLine349() throws {
-#sourceLocation(file: "README.md", line: 350)
+    /// README.md:356
+    func readmeLine356() throws {
+#sourceLocation(file: "README.md", line: 357)
         let users = store.collection("users")                        // cheap: no I/O
         let sessions = store.collection("sessions", policy: .highest)  // records stamped with a 10 s deadline
         try users.set(user, forKey: "42")
@@ -248,8 +249,8 @@ extension ReadmeContext {
     }
 }
 
-// README.md:377
-#sourceLocation(file: "README.md", line: 378)
+// README.md:384
+#sourceLocation(file: "README.md", line: 385)
 struct HTTPInfo: Codable, Sendable {
     var etag: String
     var lastModified: String?
@@ -257,9 +258,9 @@ struct HTTPInfo: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:384
-    func readmeLine384() throws {
-#sourceLocation(file: "README.md", line: 385)
+    /// README.md:391
+    func readmeLine391() throws {
+#sourceLocation(file: "README.md", line: 392)
         try store.set(user, forKey: "u1", metadata: HTTPInfo(etag: "\"abc\""))
         try store.set(user, forKey: "u1", expiresAfter: 60, metadata: HTTPInfo(etag: "\"abc\""))
         let info = try store.metadata(HTTPInfo.self, forKey: "u1")   // nil: missing, expired or none stored
@@ -273,9 +274,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:403
-    func readmeLine403() throws {
-#sourceLocation(file: "README.md", line: 404)
+    /// README.md:410
+    func readmeLine410() throws {
+#sourceLocation(file: "README.md", line: 411)
         let backupURL = URL(fileURLWithPath: "/backups/userdb-monday")
         let report = try store.backup(to: backupURL) { progress in   // progress is optional
             print(progress.records, progress.bytes, progress.estimatedTotalBytes ?? 0)
@@ -288,10 +289,10 @@ extension ReadmeContext {
     }
 }
 
-// README.md:433 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
+// README.md:440 is not compiled: needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
-// README.md:469
-#sourceLocation(file: "README.md", line: 470)
+// README.md:476
+#sourceLocation(file: "README.md", line: 477)
 struct Post: Codable, Sendable {
     var author: String
     var createdAt: Date
@@ -300,9 +301,9 @@ struct Post: Codable, Sendable {
 #sourceLocation()
 
 extension ReadmeContext {
-    /// README.md:477
-    func readmeLine477() throws {
-#sourceLocation(file: "README.md", line: 478)
+    /// README.md:484
+    func readmeLine484() throws {
+#sourceLocation(file: "README.md", line: 485)
         let posts = store.collection("posts")
         // Call these each time the store opens, before writing: indexers are code.
         try posts.defineIndex("byAuthor", of: Post.self, version: 1) { post in [.string(post.author)] }
@@ -321,9 +322,9 @@ extension ReadmeContext {
 }
 
 extension ReadmeContext {
-    /// README.md:520
-    func readmeLine520() throws {
-#sourceLocation(file: "README.md", line: 521)
+    /// README.md:527
+    func readmeLine527() throws {
+#sourceLocation(file: "README.md", line: 528)
         do {
             let store = try ModelStore(name: "users", policy: .low)
             _ = try store.object(User.self, forKey: "user")
@@ -336,20 +337,20 @@ extension ReadmeContext {
     }
 }
 
-// README.md:672 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:674 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:699 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:701 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:735 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
+// README.md:737 is not compiled: compiled in Integrations with the Hummingbird trait (scripts/extract-driver-snippets)
 
-// README.md:756 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:758 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
-// README.md:781 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
+// README.md:783 is not compiled: compiled in Integrations with the Vapor trait (scripts/extract-driver-snippets)
 
 extension ReadmeContext {
-    /// README.md:817
-    func readmeLine817() throws {
-#sourceLocation(file: "README.md", line: 818)
+    /// README.md:819
+    func readmeLine819() throws {
+#sourceLocation(file: "README.md", line: 820)
         let tier = try RedisTier(host: "127.0.0.1", port: 6379, keyPrefix: "myapp:")
         var configuration = ModelStore.Configuration()
         configuration.sharedTier = tier            // (any SharedTier)?, nil by default: no shared tier
@@ -541,6 +542,19 @@ extension ReadmeContext {
 // Sources/ModelStore/ModelStore.docc/EncryptionAtRest.md:17 is not compiled: imports Crypto, which needs the Encryption trait; EncryptionRoundTripTests.readmeExample compiles the same calls
 
 // Sources/ModelStore/ModelStore.docc/EncryptionAtRest.md:75 is not compiled: needs the Encryption trait; the rekey tests make the same calls
+
+extension ReadmeContext {
+    /// Sources/ModelStore/ModelStore.docc/EvictionByUse.md:9
+    func articleEvictionByUseLine9() throws {
+#sourceLocation(file: "Sources/ModelStore/ModelStore.docc/EvictionByUse.md", line: 10)
+        var configuration = ModelStore.Configuration()
+        configuration.maximumTotalBytes = 512 << 20        // record bytes: keys plus stored values
+        configuration.maximumRecordCount = 1_000_000
+        configuration.eviction = .leastRecentlyUsed        // the default; or .oldestWritten
+        let store = try ModelStore(name: "images", policy: .high, configuration: configuration)
+#sourceLocation()
+    }
+}
 
 // Sources/ModelStore/ModelStore.docc/GettingStarted.md:23 is not compiled: declares the models the README's tour declares; ReadmeContext.swift compiles that block
 

@@ -30,6 +30,13 @@ enum BenchmarkMain {
                 print(try await runTuningExperiment(records: records, rounds: rounds, directory: directory))
             case .checksum(let rounds):
                 print(runChecksumExperiment(rounds: rounds))
+            case .evictionScale(let records, let directory):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                print(try runEvictionScaleExperiment(records: records, directory: directory))
+            case .hitRatio(let traces, let directory, let json, let only):
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                print(try runHitRatioExperiment(traces: traces, directory: directory, json: json, only: only))
             case .readThrough(let rounds, let directory):
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -42,4 +42,15 @@ static inline bool modelstore_atomic_compare_exchange(uint64_t *word, uint64_t e
     return __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
+/// The byte's value, read without ordering: for the use sketch's counters (Eviction/UseSketch.swift),
+/// where a lost update costs a little accuracy and nothing else.
+static inline uint8_t modelstore_relaxed_load_byte(const uint8_t *byte) {
+    return __atomic_load_n(byte, __ATOMIC_RELAXED);
+}
+
+/// Sets the byte to `value`, without ordering (see `modelstore_relaxed_load_byte`).
+static inline void modelstore_relaxed_store_byte(uint8_t *byte, uint8_t value) {
+    __atomic_store_n(byte, value, __ATOMIC_RELAXED);
+}
+
 #endif

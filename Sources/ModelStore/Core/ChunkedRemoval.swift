@@ -61,27 +61,52 @@ extension OpenDatabase {
         _ visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ chunk: inout RemovalChunk) throws
             -> Void
     ) throws(ModelStoreError) {
-        var resumeKey = range.lowerBound
+        _ = try removeInChunks(range, from: range.lowerBound, sync: sync, visit: { key, value, chunk in
+            try visit(key, value, &chunk)
+            return true
+        }, finishingChunk: { _ in })
+    }
+
+    /// The loop of ``removeInChunks(_:sync:_:)``, starting at `start` (within `range`) and
+    /// stopping early when `visit` returns false: eviction's walk (Eviction/), which goes on
+    /// from where the last one stopped and only as far as it must. `finishingChunk` runs before
+    /// each chunk's write, with what the chunk looked at still current (eviction removes the
+    /// record it picked from a window there). Returns the key to resume at, or nil when the walk
+    /// reached the end of `range`.
+    func removeInChunks(
+        _ range: KeyRange, from start: [UInt8], sync: Bool,
+        visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ chunk: inout RemovalChunk) throws
+            -> Bool,
+        finishingChunk: (inout RemovalChunk) throws -> Void
+    ) throws(ModelStoreError) -> [UInt8]? {
+        var resumeKey = start
         while true {
             let tracksKeys = cache != nil || changes.isObserved || sharedTier != nil
-            let next = try commitExclusively { hold -> [UInt8]? in
+            let (next, stopped) = try commitExclusively { hold -> ([UInt8]?, Bool) in
                 let iterator = try hold.engine.makeIterator(snapshot: nil, fillCache: false)
                 try iterator.seek(to: resumeKey)
                 var chunk = RemovalChunk(engine: hold.engine, tracksKeys: tracksKeys, indexes: indexes)
                 var pastEnd = false
+                var stoppedAfter: [UInt8]? = nil
                 let (seen, lastKey) = try iterator.scanForward(limit: Self.removalChunkSize) { key, value in
                     if range.isPastEnd(key, reverse: false) {
                         pastEnd = true
                         return false
                     }
-                    try visit(key, value, &chunk)
+                    guard try visit(key, value, &chunk) else {
+                        stoppedAfter = Array(key)
+                        return false
+                    }
                     return true
                 }
+                try finishingChunk(&chunk)
                 if chunk.batch.count > 0 { try hold.write(.batch(chunk.batch), chunk.changes, sync: sync) }
-                guard !pastEnd, seen == Self.removalChunkSize, let lastKey else { return nil }
-                return lastKey + [0]  // the smallest key after the last one looked at
+                if let stoppedAfter { return (stoppedAfter + [0], true) }
+                guard !pastEnd, seen == Self.removalChunkSize, let lastKey else { return (nil, false) }
+                return (lastKey + [0], false)  // the smallest key after the last one looked at
             }
-            guard let next else { return }
+            guard let next else { return nil }
+            if stopped { return next }
             resumeKey = next
         }
     }

@@ -29,6 +29,7 @@ extension Scope {
         let now = reader.now()
         let reader = reader
         let space = space
+        let limits = database.limits
         return try Cursor(
             database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
         ) { keyBytes, record in
@@ -38,6 +39,8 @@ extension Scope {
                 try reader.checkExpiredEnvelope(header, record: record, key: key, keyBytes: keyBytes)
                 return nil
             }
+            // A cursor's read is a use too (Eviction/).
+            limits?.didUse(physicalKey: keyBytes)
             return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) {
                 try reader.entry(type, key: key, header: $1, record: $0)
             }

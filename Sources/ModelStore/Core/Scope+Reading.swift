@@ -46,6 +46,8 @@ extension Scope {
                 ? reader.isExpired(header, readingClockInto: &now)
                 : header.isExpired(now: now, timeToLive: reader.timeToLive)
             guard isExpired else {
+                // A use, for eviction: counted in memory, never written (Eviction/).
+                database.limits?.didUse(physicalKey: keyBytes)
                 try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { try found($0, $1, false) }
                 return false
             }
@@ -160,6 +162,7 @@ extension Scope {
         }
         guard taken else { return false }
         if let deadline, reader.now() >= deadline { return false }
+        database.limits?.didUse(key, in: space)
         return true
     }
 
@@ -178,7 +181,10 @@ extension Scope {
         // copy is a retain and a release of the one cache object every thread shares, two atomic
         // writes to one cache line per hit that two threads' hits hand back and forth.
         if cacheable, let item = database.cache?.lookup(key, in: space), let value = item.value.model(of: Value.self) {
-            guard reader.isExpired(item.header, readingClockInto: &now) else { return value }
+            guard reader.isExpired(item.header, readingClockInto: &now) else {
+                database.limits?.didUse(key, in: space)
+                return value
+            }
             try space.withPhysicalKey(key) { purge($0, now: now) }
             return nil
         }
@@ -208,6 +214,7 @@ extension Scope {
         let cache = view == nil && !includingExpired && ObjectCache.isCacheable(type) ? database.cache : nil
         if let cache, let item = cache.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             guard reader.isExpired(item.header, readingClockInto: &now) else {
+                database.limits?.didUse(key, in: space)
                 return reader.entry(
                     key: key, value: value, header: item.header, byteCount: item.byteCount,
                     metadata: item.metadata, tags: item.tags)

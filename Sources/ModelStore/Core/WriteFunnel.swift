@@ -129,6 +129,16 @@ enum EngineWrite {
     case delete(key: UnsafeRawBufferPointer)
     case batch(LevelDBWriteBatch)
 
+    /// The bytes the write hands LevelDB (keys and values), which the limits count
+    /// (Eviction/LimitEnforcer.swift).
+    var byteCount: Int {
+        switch self {
+        case let .put(key, value): key.count + value.count
+        case let .delete(key): key.count
+        case let .batch(batch): batch.byteCount
+        }
+    }
+
     /// Applies the write to `engine`: the funnel's one call into LevelDB.
     func apply(to engine: LevelDB, sync: Bool) throws {
         switch self {
@@ -152,6 +162,8 @@ struct ExclusiveWrite {
     fileprivate(set) var written = ChangeList()
     /// What the hold tried to write, forgotten in memory even if the write failed.
     fileprivate(set) var attempted = ChangeList()
+    /// Bytes of the writes that stored records, for the limits.
+    fileprivate(set) var storedBytes = 0
 
     /// Forgets `change`'s key in memory when the hold ends, without writing or reporting
     /// anything: a rewrite that found nothing to rewrite still ends what memory holds of the key.
@@ -167,6 +179,7 @@ struct ExclusiveWrite {
         // The index step: the entries of records in indexed key spaces join the write.
         try indexes.apply(write, changes, to: engine, sync: sync)
         written.append(contentsOf: changes)
+        storedBytes += write.byteCount
     }
 }
 
@@ -220,6 +233,7 @@ extension OpenDatabase {
         guard applied else { return try commitExclusively() }
         report(changes)
         sharedTier?.didCommit(changes)
+        if let limits { limits.didCommit(byteCount: write.byteCount, changes, in: self) }
     }
 
     /// ``commit(_:_:sync:judgedBy:)`` for a write that changes one key (a set), with no report
@@ -238,6 +252,7 @@ extension OpenDatabase {
         }
         guard applied else { return try commit(write, ChangeList(change), sync: sync) }
         if self.changes.isObserved { self.changes.publish([change.change]) }
+        if let limits { limits.didCommit(write, change, in: self) }
     }
 
     /// ``commit(_:_:sync:judgedBy:)`` for a write whose changes have index work, when no report
@@ -252,6 +267,7 @@ extension OpenDatabase {
         }
         report(changes)
         sharedTier?.didCommit(changes)
+        if let limits { limits.didCommit(byteCount: write.byteCount, changes, in: self) }
     }
 
     /// Stores one of ModelStore's own system records (a compression dictionary, a recorded
@@ -277,15 +293,19 @@ extension OpenDatabase {
     /// ``write(_:)``): a refusal of the caller's (a damaged record, say) is returned, not thrown.
     func commitExclusively<Result>(_ body: (inout ExclusiveWrite) throws -> Result) throws(ModelStoreError) -> Result {
         var written = ChangeList()
+        var storedBytes = 0
         defer {
             report(written)
             sharedTier?.didCommit(written)
+            // After the gate is let go: an eviction the write calls for takes it exclusively.
+            if let limits, storedBytes > 0 { limits.didCommit(byteCount: storedBytes, written, in: self) }
         }
         return try exclusiveWrite { engine in
             var hold = ExclusiveWrite(engine: engine, indexes: indexes, sharedTier: sharedTier)
             defer {
                 forget(hold.attempted)
                 written = hold.written
+                storedBytes = hold.storedBytes
             }
             return try body(&hold)
         }

@@ -46,7 +46,8 @@ final class DatabaseRegistry: @unchecked Sendable {
                 path: path, name: name, root: root,
                 options: configuration.engineOptions, objectCacheLimit: configuration.objectCacheLimit,
                 logger: configuration.logger, readThrough: configuration.readThrough,
-                sharedTier: configuration.sharedTier)
+                sharedTier: configuration.sharedTier, limits: configuration.limits,
+                evictsInline: configuration.evictsInline)
             open.leases = 1
             databases[open.identity] = open
             configuration.logger.debug("Opened database", metadata: ["database": "\(path)"])
@@ -145,6 +146,11 @@ final class DatabaseRegistry: @unchecked Sendable {
         if configuration.objectCacheLimit != open.objectCacheLimit {
             let message = "objectCacheLimit \(configuration.objectCacheLimit) ignored: the database is already open "
                 + "in this process with objectCacheLimit \(open.objectCacheLimit), which stays until it is closed"
+            configuration.logger.warning("\(message)", metadata: ["database": "\(open.path)"])
+        }
+        if let limits = open.limits?.limits, configuration.limits != limits, !configuration.limits.isEmpty {
+            let message = "limits and eviction for writes ignored: the database is already open in this process "
+                + "with \(limits), which stays until it is closed (this store's sweeps apply its own limits)"
             configuration.logger.warning("\(message)", metadata: ["database": "\(open.path)"])
         }
         if configuration.engineOptions != open.options {

@@ -88,12 +88,20 @@ final class OpenDatabase: @unchecked Sendable {
     /// nil: none, and the lookup and the write funnel pay one nil check.
     let sharedTier: SharedTierDatabase?
 
+    /// Keeps the database within its limits while writes arrive (Eviction/), when it was first
+    /// opened in the process with a limit; nil: reads and writes pay one nil check.
+    let limits: LimitEnforcer?
+
+    /// Records removed by limits and sweeps, by reason (`modelstore_evictions_total`).
+    let evictionMetrics: EvictionMetrics
+
     /// Leases held by stores, snapshots and enumerations; guarded by the registry's lock.
     var leases = 0
 
     init(
         path: String, name: String, root: String, options: EngineOptions, objectCacheLimit: Int, logger: Logger,
-        readThrough: ReadThroughSettings = ReadThroughSettings(), sharedTier: (any SharedTier)? = nil
+        readThrough: ReadThroughSettings = ReadThroughSettings(), sharedTier: (any SharedTier)? = nil,
+        limits: LimitEnforcer.Limits? = nil, evictsInline: Bool = false
     ) throws(ModelStoreError) {
         let lock = try DirectoryLock(directory: path)
         engine = try DatabaseOpener.open(path: path, options: options, logger: logger)
@@ -119,6 +127,15 @@ final class OpenDatabase: @unchecked Sendable {
         readThroughClock = readThrough.clock
         fetches = FetchCoalescer()
         self.sharedTier = sharedTier.map { SharedTierDatabase(name: name, tier: $0) }
+        let evictionMetrics = EvictionMetrics(database: name, factory: readThrough.metricsFactory)
+        self.evictionMetrics = evictionMetrics
+        self.limits = limits.flatMap { limits in
+            limits.isEmpty
+                ? nil
+                : LimitEnforcer(
+                    limits: limits, enforcement: evictsInline ? .inline : .background, database: name,
+                    metrics: evictionMetrics)
+        }
     }
 
     /// Whether anything is kept in memory about keys that a write must forget: an object cache,

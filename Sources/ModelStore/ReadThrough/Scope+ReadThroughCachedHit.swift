@@ -35,6 +35,7 @@ extension Scope {
             !reader.isExpired(item.header, readingClockInto: &now),
             take(item.value)
         else { return false }
+        database.limits?.didUse(key, in: space)
         metrics.hits.increment()
         probe.now = now
         if let ratio = options.refreshAhead, isDueForRefresh(item.header, ratio: ratio, now: now) {

@@ -54,6 +54,10 @@ enum CrashPoint: String, CaseIterable {
     /// A re-keying rewrote every record; its marker still says it is under way.
     case rekeyRewritten = "rekey-rewritten"
 
+    /// Eviction's walk chose what leaves a window and added its deletes to the chunk's batch,
+    /// which is not written yet (`eviction-window:N` arms the Nth window, from 1).
+    case evictionWindow = "eviction-window"
+
     private static let armed: String? = getenv("MODELSTORE_TEST_CRASH_AT").map { String(cString: $0) }
 
     /// Kills the process if a test armed the `occurrence`th time this step is reached

@@ -152,13 +152,37 @@ extension ModelStore {
         /// store is closed or released.
         public var automaticSweepInterval: TimeInterval? = nil
 
-        /// The most records a sweep leaves in the database (0 or more); the oldest beyond it are
-        /// removed. Nil (the default) sets no limit.
+        /// The most records the database keeps (0 or more); beyond it, records are evicted in the
+        /// order ``eviction`` says. Nil (the default) sets no limit.
+        ///
+        /// Kept while writes arrive: a write that takes the database over the limit starts an
+        /// eviction in the background, and writers that find it more than a sixteenth over evict
+        /// in their own threads; every sweep evicts down to the limit exactly. Between sweeps,
+        /// overwrites and removals are counted as if they freed nothing, so the database may stay
+        /// below the limit by what they freed. Fixed, for that background eviction, when the
+        /// database is first opened in this process (like ``objectCacheLimit``); each store's
+        /// sweeps apply its own.
         public var maximumRecordCount: Int? = nil
 
-        /// The most bytes of records (keys plus stored values) a sweep leaves in the
-        /// database (0 or more); the oldest beyond it are removed. Nil (the default) sets no limit.
+        /// The most bytes of records (each record's key plus its stored value, as ModelStore
+        /// counts them, not LevelDB's files) the database keeps (0 or more); beyond it, records
+        /// are evicted in the order ``eviction`` says. Nil (the default) sets no limit. Kept as
+        /// ``maximumRecordCount`` is: within a sixteenth (at least 64 KiB) while writes arrive,
+        /// exactly after a sweep.
         public var maximumTotalBytes: Int? = nil
+
+        /// Which records ``maximumTotalBytes`` and ``maximumRecordCount`` evict first:
+        /// ``ModelStore/Eviction/leastRecentlyUsed`` (the default: a cache keeps what its program
+        /// reads) or ``ModelStore/Eviction/oldestWritten``. Reads never write anything for it.
+        /// Fixed, like the limits' background eviction, when the database is first opened in this
+        /// process; a database keeps working whichever a later open chooses.
+        public var eviction: ModelStore.Eviction = .leastRecentlyUsed
+
+        /// When writers wait for eviction (see ``maximumTotalBytes``): beyond the margin (the
+        /// default), or on every write over a limit, which keeps the database within its limits
+        /// after every write (tests and the hit-ratio benchmark).
+        @_spi(Benchmark)
+        public var evictsInline: Bool = false
 
         /// A cache several processes share, behind this process's object cache and LevelDB
         /// (`RedisTier`, from the `ModelStoreRedis` product); nil (the default): none.

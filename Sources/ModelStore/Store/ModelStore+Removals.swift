@@ -27,14 +27,15 @@ extension ModelStore {
     }
 
     /// Removes every expired record, then, if ``Configuration/maximumRecordCount`` or
-    /// ``Configuration/maximumTotalBytes`` is set, the oldest records beyond those limits.
-    /// Returns how many records it removed.
+    /// ``Configuration/maximumTotalBytes`` is set, evicts down to those limits exactly, in the
+    /// order ``Configuration/eviction`` says (<doc:EvictionByUse>). Returns how many records it
+    /// removed.
     ///
     /// It sweeps the whole database: the default collection and every named collection
     /// (``collection(_:)``). Each record is judged by its own deadline (a lifetime given when
     /// it was written, or stamped by a collection opened with a policy), else by this store's
     /// policy. The limits are database-wide: they count the records of every collection
-    /// together, and the oldest records go first, whichever collection they are in.
+    /// together, and eviction ranks records whichever collection they are in.
     ///
     /// ```swift
     /// let removed = try store.removeExpiredObjects()
@@ -47,7 +48,8 @@ extension ModelStore {
     /// keeps deleted data on disk until a compaction rewrites it; the sweep returns without
     /// waiting for it. Call ``compact(in:)`` to compact and wait.
     ///
-    /// - Complexity: O(*n*) in the records in the database.
+    /// - Complexity: O(*n*) in the records in the database (one pass over their headers), plus
+    ///   about 16 headers per record evicted.
     /// - Throws: A write error as ``ModelWriter/set(_:forKey:expiresAfter:metadata:tags:)-7tnvs``;
     ///   ``ModelStoreError/closed(path:)``.
     @discardableResult

@@ -99,11 +99,15 @@ public final class ModelStore: ModelWriter {
             policy: policy, configuration: configuration, path: database.path, dictionaries: database.dictionaries)
         scope = Scope(database: database, reader: reader, configuration: configuration, closed: closed)
         url = URL(fileURLWithPath: database.path, isDirectory: true)
+        // The first store starts the limits' measurement (Eviction/LimitEnforcer.swift).
+        database.limits?.storeOpened(reader: reader, database: database)
         // The first store opened with a shared tier attaches the database to it.
         database.sharedTier?.start(scope: scope)
         if configuration.recordsPolicies {
             // One read the first time in the process, a write only when the policy changed.
             database.policies.record(policy, for: .default, in: database, sync: configuration.syncWrites)
+            // For `modelstore stats`: one read, a write only when the limits changed.
+            RecordedLimits.record(configuration.limits, in: database, sync: configuration.syncWrites)
         }
         // An encrypting store trains no dictionary: it would keep its samples' plaintext.
         if configuration.recordCompression.isEnabled, !configuration.encryption.isEnabled,

@@ -3,20 +3,24 @@ import Logging
 
 extension Scope {
     /// Removes the expired records of `range` (every user record for the store's sweep, one
-    /// collection's for its own), then, when `enforcingLimits` and a limit is set, the oldest
-    /// records beyond ``ModelStore/Configuration/maximumRecordCount`` and
-    /// ``ModelStore/Configuration/maximumTotalBytes``; returns how many it removed. Each record is
-    /// judged by its own deadline, else by this scope's policy; a sweep reads envelopes only.
+    /// collection's for its own), then, when `enforcingLimits` and a limit is set, evicts records
+    /// beyond ``ModelStore/Configuration/maximumRecordCount`` and
+    /// ``ModelStore/Configuration/maximumTotalBytes`` in the order of
+    /// ``ModelStore/Configuration/eviction`` (Eviction/); returns how many it removed. Each record
+    /// is judged by its own deadline, else by this scope's policy; a sweep reads envelopes only.
     func removeExpiredObjects(range: KeyRange, enforcingLimits: Bool) throws -> Int {
         let database = try open()
         let sweeper = Sweeper(database: database, reader: reader, now: reader.now(), range: range)
-        let tracksSizes = enforcingLimits
-            && (configuration.maximumRecordCount != nil || configuration.maximumTotalBytes != nil)
-        var outcome = try sweeper.removeExpired(collectingLiveRecords: tracksSizes)
-        if tracksSizes {
-            outcome.merge(try sweeper.evictOldest(
-                from: outcome.live, maximumCount: configuration.maximumRecordCount,
-                maximumBytes: configuration.maximumTotalBytes))
+        let limits = enforcingLimits ? configuration.limits : LimitEnforcer.Limits(eviction: configuration.eviction)
+        let enforcer = limits.isEmpty ? nil : sweepEnforcer(database, limits: limits)
+        let countedBefore = enforcer?.tracked
+        var outcome = try sweeper.removeExpired(measuringLiveRecords: enforcer != nil)
+        database.evictionMetrics.swept(outcome.removed)
+        if let enforcer, let countedBefore {
+            outcome.merge(
+                try sweeper.evictToLimits(
+                    limits, with: enforcer, measured: (outcome.liveBytes, outcome.liveCount),
+                    countedBefore: countedBefore))
         }
         // Tag-index entries of records this sweep (or an earlier overwrite or removal) dropped.
         try database.pruneTagIndex(sync: configuration.syncWrites)
@@ -39,17 +43,13 @@ struct Sweeper {
     /// A sweep that removes at least this many records compacts the range it touched.
     static let compactionThreshold = 1_000
 
-    /// Stored time and size of a live record, for choosing the oldest to evict.
-    struct LiveRecord {
-        var storedAt: Double
-        var byteCount: Int
-    }
-
     struct Outcome {
         var removed = 0
         var firstRemovedKey: [UInt8]?
         var lastRemovedKey: [UInt8]?
-        var live: [LiveRecord] = []
+        /// Bytes (keys and values) and number of the live records the sweep saw, when it measured them.
+        var liveBytes = 0
+        var liveCount = 0
 
         mutating func noteRemoved(_ key: UnsafeRawBufferPointer) {
             removed += 1
@@ -89,8 +89,8 @@ struct Sweeper {
     /// costs what it did. A record that fails its checksum (or, from an earlier release, has a
     /// deadline no write stores) is never deleted: it stays for reads to report as `corrupted`
     /// and for `removeObject(forKey:)` or a repair to deal with. Nor does
-    /// ``evictOldest(from:maximumCount:maximumBytes:)`` evict it.
-    func removeExpired(collectingLiveRecords: Bool) throws -> Outcome {
+    /// eviction evict it (Eviction/EvictionWalk.swift).
+    func removeExpired(measuringLiveRecords: Bool) throws -> Outcome {
         let timeToLive = reader.timeToLive
         let reader = reader
         let now = now
@@ -100,46 +100,9 @@ struct Sweeper {
                 return header.vouchesForItsExpiry(value: record, key: key)
                     && reader.sealVouches(record, header: header, keyBytes: key)
             }
-            if collectingLiveRecords {
-                outcome.live.append(LiveRecord(storedAt: header.storedAt, byteCount: key.count + record.count))
-            }
-            return false
-        }
-    }
-
-    /// Removes the oldest records until at most `maximumCount` records and `maximumBytes`
-    /// bytes remain.
-    func evictOldest(from live: [LiveRecord], maximumCount: Int?, maximumBytes: Int?) throws -> Outcome {
-        var totalBytes = live.reduce(0) { $0 + $1.byteCount }
-        var remaining = live.count
-        let oldestFirst = live.sorted { $0.storedAt < $1.storedAt }
-        var evict = 0
-        let countLimit = maximumCount ?? .max
-        let byteLimit = maximumBytes ?? .max
-        while evict < oldestFirst.count && (remaining > countLimit || totalBytes > byteLimit) {
-            remaining -= 1
-            totalBytes -= oldestFirst[evict].byteCount
-            evict += 1
-        }
-        guard evict > 0 else { return Outcome() }
-        // Evict everything stored before the cutoff, and as many records stored exactly at
-        // it as are still needed (in key order).
-        let cutoff = oldestFirst[evict - 1].storedAt
-        var atCutoff = oldestFirst[..<evict].reduce(0) { $0 + ($1.storedAt == cutoff ? 1 : 0) }
-        let reader = reader
-        // As for expiry, the bytes must vouch for a record before it is evicted: a damaged
-        // storedAt must not make a record look oldest.
-        return try sweep(reporting: .evicted) { key, record, _ in
-            guard let header = RecordHeader(parsing: record) else { return false }
-            // An encrypting store's records vouch through their seal (storedAt is bound to it).
-            let vouches = {
-                header.vouchesForItsExpiry(value: record, key: key)
-                    && reader.sealVouches(record, header: header, keyBytes: key)
-            }
-            if header.storedAt < cutoff { return vouches() }
-            if header.storedAt == cutoff && atCutoff > 0 && vouches() {
-                atCutoff -= 1
-                return true
+            if measuringLiveRecords {
+                outcome.liveBytes += key.count + record.count
+                outcome.liveCount += 1
             }
             return false
         }

@@ -80,6 +80,33 @@ struct StatsCommand: ParsableCommand {
         let sizes: Sizes
         /// The database's encryption (algorithm and key identifier, never the key), or null.
         let encryption: String?
+        /// The limits recorded by the last program that opened the database with one, and how
+        /// close the database is to them.
+        let limits: Limits
+
+        /// `limits` in `--json`: nulls for limits not set (or none recorded).
+        struct Limits: Encodable {
+            let maximumTotalBytes: Int?
+            let maximumRecordCount: Int?
+            /// `leastRecentlyUsed` or `oldestWritten`, or null when no limits are recorded.
+            let eviction: String?
+            /// Record bytes (keys plus stored values), as the limits count them.
+            let recordBytes: Int
+            let recordCount: Int
+
+            private enum CodingKeys: String, CodingKey {
+                case maximumTotalBytes, maximumRecordCount, eviction, recordBytes, recordCount
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(maximumTotalBytes, forKey: .maximumTotalBytes)
+                try container.encode(maximumRecordCount, forKey: .maximumRecordCount)
+                try container.encode(eviction, forKey: .eviction)
+                try container.encode(recordBytes, forKey: .recordBytes)
+                try container.encode(recordCount, forKey: .recordCount)
+            }
+        }
         let leveldbStats: String
     }
 
@@ -88,6 +115,8 @@ struct StatsCommand: ParsableCommand {
         let everything = counter.store
         let spaces = try collection.collection.map { [($0, try counter.counts(in: $0))] } ?? counter.everyKeySpace()
         let usage = root.storeRoot.diskUsage(of: name)
+        let recorded = try everything.recordedLimits()
+        let status = try everything.limitStatus()
         let report = Report(
             name: name,
             collection: collection.collection,
@@ -105,11 +134,38 @@ struct StatsCommand: ParsableCommand {
             },
             sizes: .init(approximate: try everything.approximateSize(), onDisk: usage.bytes, files: usage.files),
             encryption: try everything.encryptionDescription(),
+            limits: .init(
+                maximumTotalBytes: recorded?.maximumTotalBytes, maximumRecordCount: recorded?.maximumRecordCount,
+                eviction: recorded.map { $0.eviction.description }, recordBytes: status.recordBytes,
+                recordCount: status.recordCount),
             leveldbStats: try everything.statistics())
         if output.json {
             print(try JSONOutput.pretty(report))
         } else {
             printText(report, policy: counter.policy)
+        }
+    }
+
+    private func printLimits(_ limits: Report.Limits) {
+        func percent(_ value: Int, of limit: Int) -> String {
+            limit > 0 ? String(format: "%.0f %%", Double(value) * 100 / Double(limit)) : "-"
+        }
+        guard let eviction = limits.eviction else {
+            print("limits       none recorded  (\(Format.bytes(UInt64(limits.recordBytes))) in "
+                + "\(Format.count(limits.recordCount, "record")), as limits count them)")
+            return
+        }
+        print("limits       eviction \(eviction)  (recorded by the last program that opened it with a limit)")
+        let bytes = Format.bytes(UInt64(limits.recordBytes))
+        if let maximum = limits.maximumTotalBytes {
+            print("  bytes      \(bytes) of \(Format.bytes(UInt64(maximum)))  (\(percent(limits.recordBytes, of: maximum)))")
+        } else {
+            print("  bytes      \(bytes)  (no limit)")
+        }
+        if let maximum = limits.maximumRecordCount {
+            print("  records    \(limits.recordCount) of \(maximum)  (\(percent(limits.recordCount, of: maximum)))")
+        } else {
+            print("  records    \(limits.recordCount)  (no limit)")
         }
     }
 
@@ -136,6 +192,7 @@ struct StatsCommand: ParsableCommand {
             "size         \(Format.bytes(report.sizes.onDisk)) on disk in \(Format.count(report.sizes.files, "file"))")
         print("  estimate   \(Format.bytes(report.sizes.approximate))  (LevelDB's estimate; excludes unflushed writes)")
         print("encryption   \(report.encryption ?? "none")")
+        printLimits(report.limits)
         print("")
         print("LevelDB statistics:")
         print(report.leveldbStats.trimmingCharacters(in: .newlines))

@@ -107,3 +107,52 @@ import ModelStoreTestSupport
         #expect(!FileManager.default.fileExists(atPath: fixture.root.path + "/.modelstore-inspect-"))
     }
 }
+
+/// `modelstore stats` on a database whose program set limits.
+@Suite struct StatsLimitsTests {
+    struct Report: Decodable {
+        struct Limits: Decodable {
+            let maximumTotalBytes: Int?
+            let maximumRecordCount: Int?
+            let eviction: String?
+            let recordBytes: Int
+            let recordCount: Int
+        }
+
+        let limits: Limits
+    }
+
+    @Test("stats shows the limits the program recorded, the eviction policy and how close the database is")
+    func showsTheRecordedLimits() throws {
+        let fixture = StoreFixture()
+        var configuration = fixture.configuration()
+        configuration.maximumRecordCount = 10
+        configuration.maximumTotalBytes = 1 << 20
+        configuration.eviction = .oldestWritten
+        do {
+            let store = try ModelStore(name: "books", policy: .never, configuration: configuration)
+            for index in 0..<4 { try store.set(Book.sample(), forKey: "b\(index)") }
+            try store.close()
+        }
+        let result = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments)
+        #expect(result.status == 0)
+        let limits = try result.decode(Report.self).limits
+        #expect(limits.maximumRecordCount == 10)
+        #expect(limits.maximumTotalBytes == 1 << 20)
+        #expect(limits.eviction == "oldestWritten")
+        #expect(limits.recordCount == 4)
+        #expect(limits.recordBytes > 4 * 20)
+        let text = try ToolProcess.modelstore(["stats", "books"] + fixture.rootArguments)
+        #expect(text.stdout.contains("eviction oldestWritten"))
+        #expect(text.stdout.contains("4 of 10  (40 %)"))
+    }
+
+    @Test("stats on a database without limits says none are recorded")
+    func noLimits() throws {
+        let fixture = StoreFixture()
+        try fixture.write(["b": Book.sample()], in: "books")
+        let result = try ToolProcess.modelstore(["stats", "books", "--json"] + fixture.rootArguments)
+        let limits = try result.decode(Report.self).limits
+        #expect(limits.eviction == nil && limits.maximumRecordCount == nil && limits.recordCount == 1)
+    }
+}

@@ -13,8 +13,11 @@ struct RecordCompressionRemovalTests {
         let fixture = Fixture()
         var configuration = fixture.configuration
         configuration.recordCompression = .zstd(dictionarySampleCount: RecordCompressionTests.sampleCount)
-        configuration.maximumRecordCount = 5
-        configuration.maximumTotalBytes = 100_000
+        // The limits are a second store's, opened after the writes below: the database's first
+        // open had none, so only that store's sweep evicts.
+        var limited = configuration
+        limited.maximumRecordCount = 5
+        limited.maximumTotalBytes = 100_000
         do {
             let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
             try RecordCompressionTests.train(store)
@@ -27,7 +30,7 @@ struct RecordCompressionRemovalTests {
             #expect(try store.removeAllObjects() > 0)
             try store.collection("other").set(Profile.make(4), forKey: "gone")
             #expect(try store.collection("other").removeAllObjects() == 1)
-            _ = try store.removeExpiredObjects()  // eviction to 5 records
+            _ = try ModelStore(name: "db", policy: .never, configuration: limited).removeExpiredObjects()  // to 5 records
             try store.compact()
             #expect(store.database.dictionaries.current?.id == 1)
             #expect(try shelf.object(Profile.self, forKey: "kept") == Profile.make(1))

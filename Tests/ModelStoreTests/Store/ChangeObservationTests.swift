@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ModelStore
+@_spi(Benchmark) @testable import ModelStore
 import ModelStoreTestSupport
 
 @Suite("Change observation")
@@ -63,18 +63,19 @@ struct ChangeObservationTests {
         ])
     }
 
-    @Test("Evictions by a sweep's limits are reported as evicted")
+    @Test("Evictions by the limits are reported as evicted")
     func evictions() async throws {
         let fixture = Fixture()
         var configuration = fixture.configuration
         configuration.maximumRecordCount = 1
+        configuration.evictsInline = true
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         try store.set(1, forKey: "old")
         fixture.clock.advance(by: 1)
-        try store.set(2, forKey: "new")
         let stream = store.changes()
-        try store.removeExpiredObjects()
-        #expect(try await collect(1, from: stream) == [Change(key: "old", kind: .evicted)])
+        try store.set(2, forKey: "new")
+        #expect(
+            try await collect(2, from: stream) == [Change(key: "new", kind: .set), Change(key: "old", kind: .evicted)])
     }
 
     @Test("Changes made through another instance of the same database are seen")

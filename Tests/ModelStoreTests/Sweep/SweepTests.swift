@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ModelStore
+@_spi(Benchmark) @testable import ModelStore
 import ModelStoreTestSupport
 
 @Suite("Expiry sweeps, limits and disk space")
@@ -74,16 +74,33 @@ struct SweepTests {
         #expect(after < before / 4, "before \(before) bytes, after \(after) bytes")
     }
 
-    @Test("A count limit evicts the oldest records first")
+    @Test("A count limit evicts the oldest records first, as writes arrive")
     func countLimit() throws {
         let fixture = Fixture()
         var configuration = fixture.configuration
         configuration.maximumRecordCount = 3
+        configuration.eviction = .oldestWritten
+        configuration.evictsInline = true
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         for key in ["e", "d", "c", "b", "a"] {  // stored oldest first, in reverse key order
             try store.set(key, forKey: key)
             fixture.clock.advance(by: 1)
         }
+        #expect(try store.keys().collect() == ["a", "b", "c"])
+        #expect(try store.removeExpiredObjects() == 0)
+    }
+
+    @Test("A sweep evicts to a count limit exactly, oldest first, when the database was opened without limits")
+    func countLimitBySweep() throws {
+        let fixture = Fixture()
+        let unlimited = try fixture.open("db", policy: .never)
+        for key in ["e", "d", "c", "b", "a"] {  // stored oldest first, in reverse key order
+            try unlimited.set(key, forKey: key)
+            fixture.clock.advance(by: 1)
+        }
+        var configuration = fixture.configuration
+        configuration.maximumRecordCount = 3
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         #expect(try store.removeExpiredObjects() == 2)
         #expect(try store.keys().collect() == ["a", "b", "c"])
     }
@@ -96,13 +113,14 @@ struct SweepTests {
         let recordSize = try #require(try probe.entry(String.self, forKey: "k0")).byteCount + 2
         var configuration = fixture.configuration
         configuration.maximumTotalBytes = recordSize * 4
+        configuration.evictsInline = true
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         for index in 0..<10 {
             try store.set(String(repeating: "x", count: 1_000), forKey: "k\(index)")
             fixture.clock.advance(by: 1)
         }
-        #expect(try store.removeExpiredObjects() == 6)
         #expect(try store.keys().collect() == ["k6", "k7", "k8", "k9"])
+        #expect(try store.removeExpiredObjects() == 0)
     }
 
     @Test("The automatic sweep runs in the background and stops when the store closes")

@@ -67,6 +67,8 @@ enum Command {
     case indexes(records: Int, rounds: Int, directory: String)
     case indexPuts(records: Int, rounds: Int, directory: String)
     case concurrency(ConcurrencyOptions)
+    case hitRatio(traces: String, directory: String, json: String?, only: String?)
+    case evictionScale(records: Int, directory: String)
     case help
 
     static let usage = """
@@ -74,6 +76,8 @@ enum Command {
                                 [--workdir PATH] [--markdown PATH] [--json PATH]
                modelstore-bench tuning [--records N] [--runs N] [--workdir PATH]
                modelstore-bench checksum [--runs N]
+               modelstore-bench hit-ratio --traces DIR [--json PATH] [--only TRACE-PREFIX] [--workdir PATH]
+               modelstore-bench eviction-scale [--records N] [--workdir PATH]
                modelstore-bench readthrough [--runs N] [--workdir PATH]
                modelstore-bench fleet [--runs N] [--workdir PATH]     (needs redis-server)
                modelstore-bench collections [--records N] [--runs N] [--workdir PATH]
@@ -136,6 +140,15 @@ enum Command {
                 directory: options.workDirectory)
         case "checksum":
             return .checksum(rounds: try values["runs"].map(integer) ?? 5)
+        case "eviction-scale":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .evictionScale(
+                records: try values["records"].map(integer) ?? 1_000_000, directory: options.workDirectory)
+        case "hit-ratio":
+            let options = try RunOptions(values: values, full: false, integer: integer)
+            return .hitRatio(
+                traces: try required("traces"), directory: options.workDirectory, json: values["json"],
+                only: values["only"])
         case "readthrough":
             let options = try RunOptions(values: values, full: false, integer: integer)
             return .readThrough(rounds: options.runs ?? 5, directory: options.workDirectory)

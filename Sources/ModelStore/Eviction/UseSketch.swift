@@ -1,0 +1,111 @@
+internal import CModelStoreAtomics
+
+/// How often each key was used recently, in a fixed amount of memory: a count-min sketch of
+/// four rows of one-byte counters, each counting to 15, halved after twenty additions per record
+/// the database holds (TinyLFU's frequency sketch, with conservative update).
+///
+/// A key's count is the smallest of its four counters, so collisions only ever raise it. Counters
+/// are read and written with relaxed atomic byte operations and no lock: two threads that add at
+/// once may lose one addition, which costs a little accuracy and nothing else. A key whose
+/// counters are all at 15 (a hot key) reads them and writes nothing, so hot reads from many
+/// threads do not pass a cache line back and forth.
+final class UseSketch: @unchecked Sendable {
+    // @unchecked: the counters are only touched through the atomic byte operations; the halving
+    // runs under `halving`, and racing additions at worst lose an increment.
+
+    /// The largest count: four bits' worth, as TinyLFU keeps.
+    static let maximumCount: UInt8 = 15
+    static let rows = 4
+    /// Additions per record held between two halvings. TinyLFU halves after ten times the
+    /// cache's size; twenty measured better here, by up to a point of miss ratio at a 1 % budget
+    /// (PERFORMANCE.md, "Eviction by use"), because the sketch also counts the writes of misses.
+    static let periodFactor = 20
+
+    /// Counters per row, a power of two.
+    let width: Int
+    private let mask: UInt64
+    private let counters: UnsafeMutablePointer<UInt8>
+    /// Additions since the last halving.
+    private let additions = AtomicWord()
+    /// Additions after which every counter is halved: ``periodFactor`` per record the database
+    /// holds, set by the limits after each eviction.
+    private let period: AtomicWord
+    var halvingPeriod: UInt64 { period.load() }
+    private let halving = Lock()
+
+    /// The memory the sketch holds, in bytes.
+    var byteCount: Int { width * Self.rows }
+
+    /// A sketch for about `capacity` records (a cache of that many): the width is the power of
+    /// two at or above it, within 2^10 and 2^21 counters per row (4 KiB to 8 MiB in all).
+    init(capacity: Int) {
+        var width = 1 << 10
+        while width < capacity && width < 1 << 21 { width <<= 1 }
+        self.width = width
+        mask = UInt64(width - 1)
+        counters = .allocate(capacity: width * Self.rows)
+        counters.initialize(repeating: 0, count: width * Self.rows)
+        period = AtomicWord(UInt64(width) * 10)
+    }
+
+    /// Sets the halving period for a database of `records` records (at least 1,024 additions).
+    func adjustPeriod(records: Int) {
+        period.store(UInt64(max(1_024, records * UseSketch.periodFactor)))
+    }
+
+    deinit {
+        counters.deallocate()
+    }
+
+    @inline(__always)
+    private func slot(_ hash: UInt64, row: Int) -> Int {
+        // Double hashing: the low and high halves of the hash make four independent-enough indexes.
+        let low = hash & 0xFFFF_FFFF
+        let high = (hash >> 32) | 1
+        return row * width + Int((low &+ UInt64(row) &* high) & mask)
+    }
+
+    /// Counts one use of the key whose hash is `hash`.
+    @inline(__always)
+    func recordUse(_ hash: UInt64) {
+        let slots = (slot(hash, row: 0), slot(hash, row: 1), slot(hash, row: 2), slot(hash, row: 3))
+        let values = (
+            modelstore_relaxed_load_byte(counters + slots.0), modelstore_relaxed_load_byte(counters + slots.1),
+            modelstore_relaxed_load_byte(counters + slots.2), modelstore_relaxed_load_byte(counters + slots.3)
+        )
+        let minimum = min(min(values.0, values.1), min(values.2, values.3))
+        guard minimum < Self.maximumCount else { return }
+        // Conservative update: only the counters at the minimum grow; the others already
+        // over-count this key because of other keys.
+        if values.0 == minimum { modelstore_relaxed_store_byte(counters + slots.0, minimum + 1) }
+        if values.1 == minimum { modelstore_relaxed_store_byte(counters + slots.1, minimum + 1) }
+        if values.2 == minimum { modelstore_relaxed_store_byte(counters + slots.2, minimum + 1) }
+        if values.3 == minimum { modelstore_relaxed_store_byte(counters + slots.3, minimum + 1) }
+        if additions.add(1) + 1 >= halvingPeriod { halve() }
+    }
+
+    /// The key's recent uses: 0 to ``maximumCount``.
+    @inline(__always)
+    func count(_ hash: UInt64) -> UInt8 {
+        var minimum = Self.maximumCount
+        for row in 0..<Self.rows {
+            minimum = min(minimum, modelstore_relaxed_load_byte(counters + slot(hash, row: row)))
+        }
+        return minimum
+    }
+
+    /// Halves every counter, so a use counts half as much after each period: how the sketch
+    /// forgets what was popular once and is no longer used.
+    private func halve() {
+        halving.withLock {
+            let period = halvingPeriod
+            guard additions.load() >= period else { return }  // another thread just halved
+            let all = width * Self.rows
+            for index in 0..<all {
+                let value = modelstore_relaxed_load_byte(counters + index)
+                if value > 0 { modelstore_relaxed_store_byte(counters + index, value >> 1) }
+            }
+            additions.subtract(period)
+        }
+    }
+}
