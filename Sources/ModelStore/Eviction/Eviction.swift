@@ -19,7 +19,7 @@ extension ModelStore {
         ///
         /// "Recently" is a decaying count: every read that finds a record and every write of one
         /// adds one to the key's counter (up to 15) in a fixed-size count-min sketch, and all
-        /// counters are halved after ten times the sketch's width in additions, so a use counts
+        /// counters are halved after 26 additions per record the database holds, so a use counts
         /// half as much after each such period (TinyLFU's frequency sketch). The counts live in
         /// memory only: a restart forgets them, and until the keys are used again the records
         /// stored before it go oldest written first.
@@ -30,7 +30,7 @@ extension ModelStore {
 
         /// How many records eviction looks at for each record it removes: the record removed is
         /// the lowest-ranked of each window of this many, in key order.
-        public static let windowSize = 16
+        public static let windowSize = 32
 
         /// `leastRecentlyUsed` or `oldestWritten`.
         public var description: String {

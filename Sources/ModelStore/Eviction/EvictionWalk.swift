@@ -8,7 +8,7 @@
 // with use or age, so a window is a random sample of the database: this is the sampling Redis
 // uses for its approximated LRU, with the hand making every record a candidate once per rotation.
 // A walk that evicts k records looks at about `windowSize` * k headers, plus one checksum for
-// each record that ranks lowest so far in its window (about 3 per window of 16).
+// each record that ranks lowest so far in its window (about 4 per window of 32).
 
 /// One record of a window that may be evicted: its rank, its LevelDB key and its size.
 struct EvictionCandidate {
@@ -147,7 +147,7 @@ extension LimitEnforcer {
             start = range.lowerBound
         }
         hand = start
-        // The sketch forgets at the pace the database turns over: ten additions per record held.
+        // The sketch forgets at the pace the database turns over: 26 additions per record held.
         sketch?.adjustPeriod(records: tracked.count)
         noteForCompaction(outcome, in: database)
         return outcome

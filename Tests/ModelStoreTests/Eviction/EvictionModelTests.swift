@@ -4,7 +4,7 @@ import Testing
 import ModelStoreTestSupport
 
 /// The eviction walk (Eviction/EvictionWalk.swift) against a reference implementation of the
-/// algorithm, written plainly over a sorted array: windows of 16 from the hand in key order, the
+/// algorithm, written plainly over a sorted array: windows of 32 from the hand in key order, the
 /// lowest-ranked (fewest recent uses in the sketch, then written first) leaving each window, as
 /// many per window as the share of the database over the limit, a partial window at the end of
 /// the range, the hand wrapping to the first key, and a walk from the first key to the end

@@ -53,7 +53,7 @@ struct LimitEnforcementTests {
         #expect(try store.limitStatus().evictedOverBytes == writers * perWriter - final.count)
     }
 
-    @Test("A sweep that evicts 1 % of 300,000 records walks one window of 16 per record it evicts; the sketch stays within its bound", .long)
+    @Test("A sweep that evicts 1 % of 300,000 records walks one window of 32 per record it evicts; the sketch stays within its bound", .long)
     func sweepCostsWhatItEvicts() async throws {
         let fixture = Fixture()
         let records = 300_000
@@ -73,7 +73,7 @@ struct LimitEnforcementTests {
         let enforcer = try #require(store.database.limits)
         let removed = try store.removeExpiredObjects()
         #expect(removed == records / 100)
-        // One window of 16 per record evicted.
+        // One window of 32 per record evicted.
         #expect(enforcer.walking.withLock { enforcer.windowsWalked } <= removed + 1)
         #expect(enforcer.sketch!.byteCount <= 8 << 20)
     }
