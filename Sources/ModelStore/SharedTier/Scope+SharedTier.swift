@@ -72,7 +72,7 @@ extension Scope {
     ) -> Revalidation {
         guard let attachment = tier.attachment else { return .kept }
         let sharedKey = SharedTierKey(collection: space.collection, key: key)
-        let seen = tier.changesSeen()
+        let seen = tier.changesSeen(space.collection, key)
         switch attachment.lookup(sharedKey) {
         case .unavailable:
             return .kept
@@ -111,7 +111,7 @@ extension Scope {
         guard let attachment = tier.attachment else { return nil }
         let sharedKey = SharedTierKey(collection: space.collection, key: key)
         // Read before asking: an invalidation applied after this must win over what the tier said.
-        let seen = tier.changesSeen()
+        let seen = tier.changesSeen(space.collection, key)
         guard let shared = attachment.record(for: sharedKey) else { return nil }
         if let version = shared.bytes.withUnsafeBytes({ SharedTierVersion(record: $0) }) { tier.clock.observe(version.time) }
         return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier)
@@ -197,8 +197,7 @@ extension Scope {
         guard replacing != nil else {
             tier.fills.add(
                 SharedTierFills.Fill(
-                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.remote,
-                    seenLocal: seen.local),
+                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.key),
                 tier: tier)
             return
         }

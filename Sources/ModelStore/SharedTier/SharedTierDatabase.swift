@@ -19,6 +19,9 @@ public final class SharedTierDatabase: Sendable {
     /// the start and end of a bulk removal): a queued local fill read from the tier before one of
     /// them is dropped (SharedTierFills.swift), since the key's local state may have moved on.
     let localChanges = AtomicWord()
+    /// The same changes (remote and local) per stripe of keys, which the queued local fills are
+    /// checked against (SharedTierKeyChanges.swift).
+    let keyChanges = SharedTierKeyChanges()
     /// Bulk removals (by prefix, tag, key space) under way in this process: while any runs, no
     /// queued fill is written (one read from the tier before the removal reached Redis could put
     /// back a record the removal walked past).
@@ -124,6 +127,8 @@ public final class SharedTierDatabase: Sendable {
     func outboxed(_ write: EngineWrite, _ changes: ChangeList) -> EngineWrite {
         guard !Self.isApplying, !changes.isEmpty, let scope else { return write }
         _ = localChanges.add(1)
+        changes.forEach { keyChanges.changed($0.space.collection, $0.key) }
+        if !changes.prefixes.isEmpty { keyChanges.changedAll() }
         var entries: [(key: [UInt8], value: [UInt8])] = []
         changes.forEach { change in
             guard Self.isPublished(change) else { return }
@@ -180,11 +185,14 @@ public final class SharedTierDatabase: Sendable {
     struct ChangesSeen {
         let remote: UInt64
         let local: UInt64
+        /// The counts of the key's stripe and of bulk changes (what a queued fill is checked against).
+        let key: SharedTierKeyChanges.Reading
     }
 
-    /// Both counts now (``ChangesSeen``).
-    func changesSeen() -> ChangesSeen {
-        ChangesSeen(remote: remoteChanges.load(), local: localChanges.load())
+    /// The counts now, for a read of `key` in `collection` (``ChangesSeen``).
+    func changesSeen(_ collection: String?, _ key: String) -> ChangesSeen {
+        let keyReading = keyChanges.reading(collection, key)
+        return ChangesSeen(remote: remoteChanges.load(), local: localChanges.load(), key: keyReading)
     }
 
     /// Runs `body`, a bulk removal of this process (by prefix, tag or key space, with its
@@ -193,10 +201,12 @@ public final class SharedTierDatabase: Sendable {
     func bulkRemoval<Result>(_ body: () throws -> Result) rethrows -> Result {
         guard !Self.isApplying else { return try body() }
         _ = localChanges.add(1)
+        keyChanges.changedAll()
         _ = bulkRemovalsUnderWay.add(1)
         defer {
             _ = bulkRemovalsUnderWay.subtract(1)
             _ = localChanges.add(1)
+            keyChanges.changedAll()
         }
         return try body()
     }
@@ -255,6 +265,14 @@ public final class SharedTierDatabase: Sendable {
     public func apply(_ invalidation: SharedTierInvalidation) {
         guard let scope else { return }
         _ = remoteChanges.add(1)
+        switch invalidation {
+        case .versioned(let changes):
+            for change in changes { keyChanges.changed(change.key.collection, change.key.key) }
+        case .keys(let keys):
+            for key in keys { keyChanges.changed(key.collection, key.key) }
+        default:
+            keyChanges.changedAll()
+        }
         Self.$isApplying.withValue(true) {
             do {
                 switch invalidation {

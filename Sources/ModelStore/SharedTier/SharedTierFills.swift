@@ -22,10 +22,9 @@ final class SharedTierFills: Sendable {
         let keyBytes: [UInt8]
         let bytes: [UInt8]
         let tags: [String]
-        /// The database's count of applied invalidations when the tier was asked.
-        let seen: UInt64
-        /// The database's count of this process's own changes when the tier was asked.
-        let seenLocal: UInt64
+        /// The counts of changes (remote and this process's) of the key's stripe and of bulk
+        /// changes when the tier was asked (SharedTierKeyChanges.swift).
+        let seen: SharedTierKeyChanges.Reading
     }
 
     private let state = Locked<(queued: [Fill], draining: Bool)>(([], false))
@@ -60,7 +59,7 @@ final class SharedTierFills: Sendable {
     }
 
     /// Stores each fill whose key holds no local record and saw no invalidation and no change of
-    /// this process since it was read (a removal of this process leaves no record to compare
+    /// this process naming it (or naming no key) since it was read (a removal of this process leaves no record to compare
     /// with: the key reads as never stored), in one write through the funnel (not published: the tier is applying it). Best
     /// effort: a closed database, say, keeps none, and the next read asks the tier again.
     private static func write(_ fills: [Fill], to database: OpenDatabase, tier: SharedTierDatabase) {
@@ -69,13 +68,13 @@ final class SharedTierFills: Sendable {
                 // A bulk removal of this process under way may walk past a key before its fill
                 // lands: fills wait for none, they are dropped (the next read asks the tier).
                 guard tier.bulkRemovalsUnderWay.load() == 0 else { return }
-                let current = tier.remoteChanges.load()
-                let currentLocal = tier.localChanges.load()
                 let batch = LevelDBWriteBatch()
                 var changes = ChangeList()
                 var written = Set<[UInt8]>()
                 // The last read of a key wins (read after the others).
-                for fill in fills.reversed() where fill.seen == current && fill.seenLocal == currentLocal && written.insert(fill.keyBytes).inserted {
+                for fill in fills.reversed() where fill.seen == tier.keyChanges.reading(fill.scope.space.collection, fill.key)
+                    && written.insert(fill.keyBytes).inserted
+                {
                     let absent = try fill.keyBytes.withUnsafeBytes { keyBytes in
                         try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
                     }
