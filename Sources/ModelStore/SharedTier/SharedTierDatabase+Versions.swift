@@ -134,7 +134,7 @@ extension SharedTierDatabase {
         }
     }
 
-    /// Drops the records read from the tier in the last ``recentFillWindow`` that are still as
+    /// Drops the records read from the tier in the last `recentFillWindow` (10 s) that are still as
     /// read: the tier's data was replaced (a new epoch), and if it was rolled back (restored from
     /// an older snapshot, failed over to a replica that was behind), they may be older than
     /// writes the fleet made; nothing before that moment told this node so. Its own writes stay.
