@@ -8,9 +8,9 @@ import ModelStore
 import ModelStoreHummingbird
 
 extension HummingbirdReadmeContext {
-    /// README.md:698
-    func readmeLine698() async throws {
-#sourceLocation(file: "README.md", line: 699)
+    /// README.md:701
+    func readmeLine701() async throws {
+#sourceLocation(file: "README.md", line: 702)
 
 
 
@@ -44,9 +44,9 @@ extension HummingbirdReadmeContext {
 }
 
 extension HummingbirdReadmeContext {
-    /// README.md:734
-    func readmeLine734() async throws {
-#sourceLocation(file: "README.md", line: 735)
+    /// README.md:737
+    func readmeLine737() async throws {
+#sourceLocation(file: "README.md", line: 738)
 
 
 

@@ -6,9 +6,9 @@ import ModelStoreVapor
 import Vapor
 
 extension VaporReadmeContext {
-    /// README.md:780
-    func readmeLine780() async throws {
-#sourceLocation(file: "README.md", line: 781)
+    /// README.md:783
+    func readmeLine783() async throws {
+#sourceLocation(file: "README.md", line: 784)
 
 
 

@@ -4,7 +4,7 @@
 enum ReadmeManifests {
     static let all: [(line: Int, driver: String, text: String)] = [
         (
-            line: 671, driver: "Hummingbird",
+            line: 674, driver: "Hummingbird",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription
@@ -30,7 +30,7 @@ enum ReadmeManifests {
             """#
         ),
         (
-            line: 755, driver: "Vapor",
+            line: 758, driver: "Vapor",
             text: #"""
             // swift-tools-version:6.1
             import PackageDescription
