@@ -132,6 +132,15 @@ struct ReadmeTests {
             "Tests/ReadmeSnippets/ReadmeSnippets.swift is older than README.md: run scripts/extract-readme-snippets")
     }
 
+    @Test("The Integrations package's copies of the README's driver blocks are up to date (run scripts/extract-driver-snippets)")
+    func driverSnippetsAreUpToDate() throws {
+        // The Integrations package checks this too, but only `make test-integrations` builds it:
+        // a README edit that moves the driver blocks should fail the core suite as well.
+        let script = Self.root.appendingPathComponent("scripts/extract-driver-snippets")
+        let run = try ChildProcess.run(URL(fileURLWithPath: "/bin/bash"), [script.path, "--check"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
     @Test("approximateSize() is 0 until the write buffer is flushed, as the README says")
     func approximateSizeCountsFlushedTablesOnly() throws {
         let store = try Fixture().open()
