@@ -15,11 +15,8 @@ public final class SharedTierDatabase: Sendable {
     /// Counts invalidations applied from other processes, so a record read from the tier before
     /// one of them is not stored locally after it (see `Scope.sharedRecord`).
     let remoteChanges = AtomicWord()
-    /// Counts this process's own writes and removals (bumped before each is committed, and at
-    /// the start and end of a bulk removal): a queued local fill read from the tier before one of
-    /// them is dropped (SharedTierFills.swift), since the key's local state may have moved on.
-    let localChanges = AtomicWord()
-    /// The same changes (remote and local) per stripe of keys, which the queued local fills are
+    /// The changes of other processes and of this one (counted before each is committed, and at
+    /// the start and end of a bulk removal) per stripe of keys, which the queued local fills are
     /// checked against (SharedTierKeyChanges.swift).
     let keyChanges = SharedTierKeyChanges()
     /// Bulk removals (by prefix, tag, key space) under way in this process: while any runs, no
@@ -126,7 +123,6 @@ public final class SharedTierDatabase: Sendable {
     /// nothing in it is published.
     func outboxed(_ write: EngineWrite, _ changes: ChangeList) -> EngineWrite {
         guard !Self.isApplying, !changes.isEmpty, let scope else { return write }
-        _ = localChanges.add(1)
         changes.forEach { keyChanges.changed($0.space.collection, $0.key) }
         if !changes.prefixes.isEmpty { keyChanges.changedAll() }
         var entries: [(key: [UInt8], value: [UInt8])] = []
@@ -180,11 +176,10 @@ public final class SharedTierDatabase: Sendable {
         publishBulk(.tag(tag, version: version), to: attachment)
     }
 
-    /// The counts of applied invalidations and of this process's own changes, read before the
-    /// tier is asked for a record: what its local fill is checked against.
+    /// The counts of applied invalidations and of the key's changes, read before the tier is
+    /// asked for a record: what its local fill is checked against.
     struct ChangesSeen {
         let remote: UInt64
-        let local: UInt64
         /// The counts of the key's stripe and of bulk changes (what a queued fill is checked against).
         let key: SharedTierKeyChanges.Reading
     }
@@ -192,7 +187,7 @@ public final class SharedTierDatabase: Sendable {
     /// The counts now, for a read of `key` in `collection` (``ChangesSeen``).
     func changesSeen(_ collection: String?, _ key: String) -> ChangesSeen {
         let keyReading = keyChanges.reading(collection, key)
-        return ChangesSeen(remote: remoteChanges.load(), local: localChanges.load(), key: keyReading)
+        return ChangesSeen(remote: remoteChanges.load(), key: keyReading)
     }
 
     /// Runs `body`, a bulk removal of this process (by prefix, tag or key space, with its
@@ -200,12 +195,10 @@ public final class SharedTierDatabase: Sendable {
     /// its end is written after it, and none at all is written while it runs.
     func bulkRemoval<Result>(_ body: () throws -> Result) rethrows -> Result {
         guard !Self.isApplying else { return try body() }
-        _ = localChanges.add(1)
         keyChanges.changedAll()
         _ = bulkRemovalsUnderWay.add(1)
         defer {
             _ = bulkRemovalsUnderWay.subtract(1)
-            _ = localChanges.add(1)
             keyChanges.changedAll()
         }
         return try body()
