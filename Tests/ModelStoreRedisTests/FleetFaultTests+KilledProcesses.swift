@@ -111,7 +111,7 @@ extension FleetFaultTests {
             for (name, node) in [("a", a), ("b", b)] {
                 for (key, expected) in acknowledged.sorted(by: { $0.key < $1.key }) {
                     let read = try node.value(key)
-                    // README, "Running a fleet" (failover row): b may miss a key it never read
+                    // the RunningAFleet article (failover row): b may miss a key it never read
                     // while a's outbox is sent again to the promoted replica.
                     if read == expected || (name == "b" && key == "fresh" && read == nil) { continue }
                     wrong.append("\(name) reads \(key)=\(shown(read)) (acknowledged \(shown(expected)))")

@@ -59,7 +59,7 @@ struct HistoryFault: Sendable, Equatable {
 }
 
 /// Nodes a fault cut off from each other's writes: while Redis is down, every node serves its
-/// own local tiers (README, "Running a fleet": "until Redis answers"); a paused node reads no
+/// own local tiers (the RunningAFleet article: "until Redis answers"); a paused node reads no
 /// invalidations. A write acknowledged meanwhile reaches such a node only after the fault ends.
 enum HistoryIsolation: Sendable, Equatable {
     /// Every node from every other (Redis down).

@@ -164,7 +164,7 @@ extension Scope {
             probe.step = .hitDueForRefresh
         } else if let tier = database.sharedTier, tier.takeUnconfirmed(key, in: space) {
             // A doubted record the shared tier knew nothing of: served, and refreshed from the
-            // source in the background with its validators (README, "Running a fleet").
+            // source in the background with its validators (the RunningAFleet article).
             probe.step = .hitDueForRefresh
         } else {
             probe.step = .hit
