@@ -19,7 +19,7 @@ public import Logging
 /// disconnected gets what it missed, and doubts its local records when it cannot know (the
 /// stream was trimmed past it, or Redis restarted empty). Redis being down or slow is never an
 /// error for readers and writers: local tiers keep serving, failures are logged and counted.
-/// the RunningAFleet article, has the consistency model.
+/// The RunningAFleet article has the consistency model.
 ///
 /// hiredis (Debian `libhiredis-dev`, Homebrew `hiredis`) is the client: its blocking calls never
 /// run on Swift's cooperative pool. A caller on a thread of its own makes them itself; a caller
@@ -65,7 +65,7 @@ public final class RedisTier: SharedTier, Sendable {
     ///   - tombstoneLifetime: How long Redis keeps a removal's tombstone (default 10 minutes): a
     ///     publication of an older version that arrives within it (a connection that stalled)
     ///     changes nothing. A tag removal's clock lives as long, then is folded into its bucket's
-    ///     floor (TagClocks.swift). the RunningAFleet article, says what they cost.
+    ///     floor (TagClocks.swift). The RunningAFleet article says what they cost.
     ///   - logger: Where failures are logged.
     /// - Throws: ``ModelStore/ModelStoreError/invalidPolicy(reason:)`` for an empty host, a port
     ///   out of range, a negative database or stream length, or a duration that is not positive

@@ -189,7 +189,7 @@ extension ModelStore {
         ///
         /// With one, a local miss asks the tier before the read-through's fetch, and every
         /// write is published to it after the local commit, so other processes drop what it
-        /// changed. the RunningAFleet article, states the consistency model. Fixed when the
+        /// changed. The RunningAFleet article states the consistency model. Fixed when the
         /// database is first opened in this process, like ``objectCacheLimit``.
         public var sharedTier: (any SharedTier)? = nil
 
