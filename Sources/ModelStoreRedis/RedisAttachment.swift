@@ -33,6 +33,9 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// The database's tag removal clocks, as this node knows them (TagClocks.swift).
     let tagClocks: TagClocks
 
+    /// The fetch locks this process holds for the database (RedisAttachment+FetchLock.swift).
+    let fetchLocks = HeldFetchLocks()
+
     init(tier: RedisTier, database: SharedTierDatabase) {
         self.tier = tier
         self.database = database
@@ -177,37 +180,6 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     func publish(_ invalidation: SharedTierInvalidation) {
         if invalidation == .database { deleted.withLock { $0 = true } }
         tier.publisher.publish(invalidation, for: self)
-    }
-
-    func lockFetch(of key: SharedTierKey, for lifetime: Duration) -> SharedTierFetchLock {
-        let token = UUID().uuidString
-        let lockKey = tier.keys.lock(database: name, key: key)
-        let milliseconds = max(1, nanoseconds(min(lifetime, tier.fetchLockLifetime)) / 1_000_000)
-        let longest = max(1, nanoseconds(tier.fetchLockLifetime) / 1_000_000)
-        let result = withSpan("ModelStoreRedis.lock", ofKind: .client) { span in
-            span.attributes["modelstore.database"] = name
-            return tier.pool.run { connection in
-                try connection.command(
-                    [Array("EVAL".utf8), Array(RedisScripts.lock.utf8), Array("1".utf8), lockKey, Array(token.utf8),
-                     Array(String(milliseconds).utf8), Array(String(longest).utf8)])
-            }
-        }
-        switch result {
-        case .success(.status): return .acquired(key, token: token)
-        case .success(.null):
-            tier.metrics.lockWaits.increment()
-            return .heldElsewhere
-        default: return .unavailable
-        }
-    }
-
-    func unlockFetch(_ lock: SharedTierFetchLock) {
-        guard case .acquired(let key, let token) = lock else { return }
-        let lockKey = tier.keys.lock(database: name, key: key)
-        _ = tier.pool.run { connection in
-            try connection.command(
-                [Array("EVAL".utf8), Array(RedisScripts.unlock.utf8), Array("1".utf8), lockKey, Array(token.utf8)])
-        }
     }
 
     func detach() {

@@ -392,6 +392,9 @@ final class RedisPublisher: Sendable {
         // What each key owes, read now (a later write of a key is published by reading it again).
         // The database was deleted (and its removal published): what it owed is moot.
         guard !attachment.isDeleted else { return true }
+        // Read before the records: a lock noted now was taken before the write whose record is
+        // read below, so that record (or a newer one) is what its holder stored.
+        let locks = attachment.fetchLocks.held(among: chunk)
         var owed: [(key: SharedTierKey, publication: SharedTierPublication)] = []
         var nothingOwed: [(key: SharedTierKey, version: SharedTierVersion?)] = []
         let detached = attachment.isDetached
@@ -406,7 +409,7 @@ final class RedisPublisher: Sendable {
         guard !owed.isEmpty else { return true }
         for _ in 0..<2 {
             guard let generation = attachment.generation() else { return false }
-            switch run(owed, generation: generation, of: attachment, name: name, node: node) {
+            switch run(owed, generation: generation, of: attachment, name: name, node: node, releasing: locks) {
             case .published: return true
             case .failed: return false
             case .epochChanged: attachment.forgetGeneration()
@@ -422,11 +425,14 @@ final class RedisPublisher: Sendable {
     /// One fenced script call for `owed` under `generation`.
     private func run(
         _ owed: [(key: SharedTierKey, publication: SharedTierPublication)], generation: RedisGeneration,
-        of attachment: RedisAttachment, name: [UInt8], node: [UInt8]
+        of attachment: RedisAttachment, name: [UInt8], node: [UInt8], releasing locks: [SharedTierKey: String]
     ) -> Outcome {
         let database = attachment.database.name
+        // The fetch locks this process holds for the keys published: given up in the same script,
+        // after the records (see RedisScripts.publishKeys), so their holders' unlocks cost nothing.
+        let released = locks.isEmpty ? [] : owed.compactMap { entry in locks[entry.key].map { (entry.key, $0) } }
         var arguments: [[UInt8]] = [
-            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(owed.count + 5).utf8),
+            Array("EVAL".utf8), Array(RedisScripts.publishKeys.utf8), Array(String(owed.count + 5 + released.count).utf8),
             keys.epoch, keys.sequence, keys.stream, keys.tagClocks(database: database), keys.tagFloors(database: database),
         ]
         var values: [[UInt8]] = []
@@ -454,11 +460,13 @@ final class RedisPublisher: Sendable {
                 values.append([])
             }
         }
+        for (key, _) in released { arguments.append(keys.lock(database: database, key: key)) }
         arguments += [
             generation.epoch, streamLength, node, name, InvalidationMessage.versionedKind,
             Array(String(max(1, nanoseconds(tombstoneLifetime) / 1_000_000)).utf8),
         ]
         arguments += values
+        for (_, token) in released { arguments.append(Array(token.utf8)) }
         let command = arguments
         let result = withSpan(Self.roundTripSpan, ofKind: .client) { span in
             span.attributes["modelstore.keys"] = owed.count
@@ -480,6 +488,7 @@ final class RedisPublisher: Sendable {
             return .failed
         }
         if let sequence = parts[0].integer, sequence > 0 { published.note(sequence, epoch: generation.epoch) }
+        for (key, token) in released { attachment.fetchLocks.release(key, token: token) }
         var settled: [(key: SharedTierKey, version: SharedTierVersion?)] = []
         var lost: [SharedTierChange] = []
         for ((key, publication), result) in zip(owed, results) {

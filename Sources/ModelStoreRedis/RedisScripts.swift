@@ -60,7 +60,12 @@ enum RedisScripts {
     /// length, the node, the database, the payload's kind, a tombstone's lifetime in
     /// milliseconds, then per record key: its value (a record, or a tombstone), its lifetime in
     /// milliseconds (0: none), its version (a decimal Float64 that round-trips), its part of the
-    /// stream entry's payload, and its tags (each as `<length>:<bytes>`; empty for none).
+    /// stream entry's payload, and its tags (each as `<length>:<bytes>`; empty for none). Then,
+    /// after the record keys, the fetch locks this publication gives up (KEYS), and after the
+    /// record keys' arguments their holders' tokens (ARGV), one each: with R record keys and L
+    /// locks, KEYS has 5 + R + L entries and ARGV 6 + 5R + L, so R is (#ARGV - #KEYS - 1) / 4.
+    /// A lock is deleted only if it still holds its token (see ``unlock``), whatever was set:
+    /// its holder stored what it fetched, and Redis holds that or a newer version.
     ///
     /// Fenced: a key is set only if what Redis holds there is older (or nothing, or not ours), or
     /// is this very value (a retry). The entry announces only the keys set, with the epoch. So
@@ -79,7 +84,8 @@ enum RedisScripts {
         plain_string(KEYS[5])
         local payload = ARGV[5]
         local results = {}
-        for i = 6, #KEYS do
+        local records = (#ARGV - #KEYS - 1) / 4
+        for i = 6, 5 + records do
           local base = 7 + (i - 6) * 5
           local value = ARGV[base]
           local px = tonumber(ARGV[base + 1])
@@ -110,6 +116,12 @@ enum RedisScripts {
           redis.call('INCR', KEYS[2])
           n = redis.call('GET', KEYS[2])
           redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'o', ARGV[3], 'd', ARGV[4], 'g', '', 'e', ARGV[1], 'x', payload)
+        end
+        for j = 6 + records, #KEYS do
+          local token = ARGV[6 + 5 * records + (j - 5 - records)]
+          if redis.call('TYPE', KEYS[j])['ok'] == 'string' and redis.call('GET', KEYS[j]) == token then
+            redis.call('DEL', KEYS[j])
+          end
         end
         return {n, results}
         """
@@ -194,7 +206,9 @@ enum RedisScripts {
     /// longest lifetime a lock of the tier has. Takes the lock if it is free; first deletes what
     /// is there if it cannot be a lock of the tier (another type, no lifetime, or a longer one),
     /// since such a value would never expire and every fetch of the key would wait for it in vain.
-    static let lock = """
+    static let lock = lockBody
+
+    private static let lockBody = """
         local kind = redis.call('TYPE', KEYS[1])['ok']
         if kind ~= 'none' then
           local left = redis.call('PTTL', KEYS[1])
@@ -202,6 +216,21 @@ enum RedisScripts {
         end
         return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
         """
+
+    /// KEYS: a fetch lock, then the key's record key. ARGV: as ``lock``. Returns the value under
+    /// the record key (a bulk string) if it holds one that is not a tombstone, taking no lock:
+    /// another process's fetch landed. Else ``lock``'s answer (a status, or nil if the lock is
+    /// held). One round trip where a lock and a `GET` after it took two; the caller still checks
+    /// the value as a read does (a record a tag removal covers is no record).
+    static let lockUnlessStored = """
+        if redis.call('TYPE', KEYS[2])['ok'] == 'string' then
+          local value = redis.call('GET', KEYS[2])
+          if string.len(value) > 0 and not (string.len(value) == 9 and string.byte(value, 1) == 0x54) then
+            return value
+          end
+        end
+
+        """ + lockBody
 
     /// KEYS: a fetch lock. ARGV: the holder's token. Deletes the lock only if this holder still has it.
     static let unlock = """

@@ -35,20 +35,22 @@ extension Scope {
         let deadline = clock.now + lifetime
         var interval = Self.fleetFirstPollInterval
         while true {
-            let lock = try await offload(waitingOnTier: true) { attachment.lockFetch(of: sharedKey, for: lifetime) }
+            // One call for the lock and the record: the lock may be free because its holder just
+            // stored the record and let go (and a waiter's poll takes the lock if it went).
+            let lock = try await offload(waitingOnTier: true) {
+                attachment.lockFetchUnlessStored(of: sharedKey, for: lifetime)
+            }
             switch lock {
-            case .acquired:
-                // The lock may be free because its holder just stored the record and let go.
-                guard try await offload(waitingOnTier: true, { attachment.record(for: sharedKey) != nil }) else { return .fetch(lock) }
-                await endFleetTurn(lock, tier: tier)
+            case .stored:
                 return .landed
+            case .acquired:
+                return .fetch(lock)
             case .unavailable:
                 return .fetch(nil)
             case .heldElsewhere:
                 guard clock.now < deadline else { return .fetch(nil) }
                 try await Task.sleep(for: interval)
                 interval = min(interval * 2, Self.fleetPollInterval)
-                if try await offload(waitingOnTier: true, { attachment.record(for: sharedKey) != nil }) { return .landed }
             }
         }
     }

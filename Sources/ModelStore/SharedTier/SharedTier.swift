@@ -49,6 +49,12 @@ public protocol SharedTierAttachment: AnyObject, Sendable {
     /// at most `lifetime`; see ``SharedTierFetchLock``.
     func lockFetch(of key: SharedTierKey, for lifetime: Duration) -> SharedTierFetchLock
 
+    /// ``lockFetch(of:for:)``, unless the tier already holds a record for `key` (another
+    /// process's fetch landed): then ``SharedTierFetchLock/stored``, with no lock taken. A
+    /// tombstone is no record: the lock is taken. A tier that can should answer in one call
+    /// (the default asks ``lockFetch(of:for:)``, then ``record(for:)``, and unlocks if it found one).
+    func lockFetchUnlessStored(of key: SharedTierKey, for lifetime: Duration) -> SharedTierFetchLock
+
     /// Gives up a lock ``lockFetch(of:for:)`` returned as acquired (after the fetch stored its
     /// result, or failed).
     func unlockFetch(_ lock: SharedTierFetchLock)
@@ -58,6 +64,15 @@ public protocol SharedTierAttachment: AnyObject, Sendable {
 }
 
 extension SharedTierAttachment {
+    /// ``SharedTierAttachment/lockFetchUnlessStored(of:for:)`` in two calls: the lock, then the
+    /// record (a lock may be free because its holder just stored the record and let go).
+    public func lockFetchUnlessStored(of key: SharedTierKey, for lifetime: Duration) -> SharedTierFetchLock {
+        let lock = lockFetch(of: key, for: lifetime)
+        guard case .acquired = lock, record(for: key) != nil else { return lock }
+        unlockFetch(lock)
+        return .stored
+    }
+
     /// ``SharedTierAttachment/lookup(_:)`` for a tier that only answers ``record(for:)``.
     public func lookup(_ key: SharedTierKey) -> SharedTierAnswer {
         record(for: key).map { .record($0) } ?? .unavailable
@@ -156,8 +171,12 @@ public enum SharedTierFetchLock: Sendable {
     /// tells this holder's lock from a later holder's.
     case acquired(SharedTierKey, token: String)
     /// Another process holds it: wait for the record to land in the tier (poll
-    /// ``SharedTierAttachment/record(for:)``), or for the lock to go.
+    /// ``SharedTierAttachment/lockFetchUnlessStored(of:for:)``, which answers ``stored`` then),
+    /// or for the lock to go.
     case heldElsewhere
     /// The tier cannot be reached: fetch as if alone.
     case unavailable
+    /// No lock was taken: the tier already holds a record for the key (another process's fetch
+    /// landed); read it. Only ``SharedTierAttachment/lockFetchUnlessStored(of:for:)`` answers this.
+    case stored
 }
