@@ -66,6 +66,11 @@ extension RedisAttachment {
         }
     }
 
+    func needsUnlock(_ lock: SharedTierFetchLock) -> Bool {
+        guard case .acquired(let key, let token) = lock else { return false }
+        return fetchLocks.isHeld(key, token: token)
+    }
+
     /// ARGV of ``RedisScripts/lock``: the token, the lifetime (at most the tier's longest) and
     /// the longest, in milliseconds.
     private func lockArguments(token: String, lifetime: Duration) -> [[UInt8]] {
@@ -120,6 +125,11 @@ final class HeldFetchLocks: Sendable {
             for key in keys { if let token = tokens[key] { held[key] = token } }
             return held
         }
+    }
+
+    /// Whether this process's note of the lock is still there (no publication gave it up).
+    func isHeld(_ key: SharedTierKey, token: String) -> Bool {
+        tokens.withLock { $0[key] == token }
     }
 
     /// Forgets a lock; true if it was still held by this process's note (so Redis may still

@@ -239,7 +239,7 @@ extension Scope {
             }
             let heldLock = fleetLock
             // Given up once the fetch stored its result (or failed): the record is in the tier by then.
-            defer { if let heldLock, let tier = database.sharedTier { Task { await endFleetTurn(heldLock, tier: tier) } } }
+            defer { if let heldLock, let tier = database.sharedTier { releaseFleetTurn(heldLock, tier: tier) } }
             let outcome: FetchCoalescer.Outcome
             do {
                 outcome = try await coalescer.value(

@@ -55,6 +55,13 @@ extension Scope {
         }
     }
 
+    /// Gives up a lock ``fleetTurn(forKey:tier:timeout:lockLifetime:)`` returned, in the
+    /// background; nothing to do (no task, no hand-off) when the tier gave it up already.
+    func releaseFleetTurn(_ lock: SharedTierFetchLock, tier: SharedTierDatabase) {
+        guard tier.attachment?.needsUnlock(lock) ?? false else { return }
+        Task { await endFleetTurn(lock, tier: tier) }
+    }
+
     /// Gives up a lock ``fleetTurn(forKey:tier:timeout:lockLifetime:)`` returned.
     func endFleetTurn(_ lock: SharedTierFetchLock?, tier: SharedTierDatabase) async {
         guard let lock, case .acquired = lock, let attachment = tier.attachment else { return }

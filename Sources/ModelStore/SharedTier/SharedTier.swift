@@ -59,6 +59,11 @@ public protocol SharedTierAttachment: AnyObject, Sendable {
     /// result, or failed).
     func unlockFetch(_ lock: SharedTierFetchLock)
 
+    /// Whether giving up `lock` still needs ``unlockFetch(_:)``: false when the tier gave it up
+    /// already (a tier may release a lock with the publication of the record its holder
+    /// stored). Never blocks; the default answers true.
+    func needsUnlock(_ lock: SharedTierFetchLock) -> Bool
+
     /// The database is closing in this process: stop delivering invalidations to it.
     func detach()
 }
@@ -71,6 +76,11 @@ extension SharedTierAttachment {
         guard case .acquired = lock, record(for: key) != nil else { return lock }
         unlockFetch(lock)
         return .stored
+    }
+
+    /// ``SharedTierAttachment/needsUnlock(_:)`` for a tier that gives up locks only when told.
+    public func needsUnlock(_ lock: SharedTierFetchLock) -> Bool {
+        true
     }
 
     /// ``SharedTierAttachment/lookup(_:)`` for a tier that only answers ``record(for:)``.
