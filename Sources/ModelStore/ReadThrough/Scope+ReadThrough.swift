@@ -182,6 +182,21 @@ extension Scope {
         return try await offload(waitingOnTier: true) { [self] in try readThroughEntry(type, forKey: key, now: now) }
     }
 
+    /// ``readThroughEntryAskingTier(_:forKey:now:)``, and, when it finds no record at all (so
+    /// the miss path goes on to the fleet's turn, with no stale record and so the hard timeout),
+    /// the first attempt at the fetch lock in the same hand-off (one hand-off per fetch less).
+    private func readThroughEntryTakingTurn<Value: Decodable & Sendable>(
+        _ type: Value.Type, forKey key: String, now: Double, options: ReadThroughOptions
+    ) async throws -> (ModelStore.Entry<Value>?, SharedTierFetchLock?) {
+        guard let tier = try open().sharedTier else { return (try readThroughEntry(type, forKey: key, now: now), nil) }
+        let timeout = Self.timeout(options, hasStale: false)?.duration
+        return try await offload(waitingOnTier: true) { [self] in
+            let entry = try readThroughEntry(type, forKey: key, now: now)
+            guard entry == nil else { return (entry, nil) }
+            return (nil, fleetLockAttempt(forKey: key, tier: tier, timeout: timeout))
+        }
+    }
+
     /// The miss path: fetches (or joins the fetch in flight), with the fail-safe and timeouts.
     private func readThroughMiss<Value: Codable & Sendable>(
         _ type: Value.Type, forKey key: String, options: ReadThroughOptions, requiresValue: Bool,
@@ -194,7 +209,9 @@ extension Scope {
         var now = firstNow
         // An expired record is kept (not purged) until the fetch replaces it, so a failed
         // fetch leaves it for the fail-safe, and the fetch can send its validators.
-        var current = try await readThroughEntryAskingTier(type, forKey: key, now: now)
+        // With a shared tier and no local record at all, the first turn for the fleet's fetch
+        // lock is taken in the same hand-off as the lookup that missed (SharedTier/Scope+FleetFetch.swift).
+        var (current, firstTurn) = try await readThroughEntryTakingTurn(type, forKey: key, now: now, options: options)
         // What the fetch is given: the entry the caller that starts it read last.
         let previous = Locked<ModelStore.Entry<Value>?>(nil)
         // Boxed so the loop can offer it again after a recheck; only a pass that starts a
@@ -232,7 +249,9 @@ extension Scope {
             var fleetLock: SharedTierFetchLock? = nil
             if let tier = database.sharedTier, fleetTurns < 2 {
                 fleetTurns += 1
-                switch try await fleetTurn(forKey: key, tier: tier, timeout: wait?.duration) {
+                let first = firstTurn
+                firstTurn = nil
+                switch try await fleetTurn(forKey: key, tier: tier, timeout: wait?.duration, first: first) {
                 case .landed: continue
                 case .fetch(let lock): fleetLock = lock
                 }

@@ -25,20 +25,28 @@ extension Scope {
     /// Takes this process's turn for `key`: the lock, or the record another process stored
     /// while this one waited. Waits at most `timeout` (nil: the lock's lifetime, `lockLifetime`),
     /// then fetches without the lock. Tier calls run on Dispatch, never on the cooperative pool.
+    /// `first` is the tier's answer to a first attempt made already (``fleetLockAttempt(forKey:tier:timeout:lockLifetime:)``,
+    /// in the same hand-off as the lookup that missed).
     func fleetTurn(
-        forKey key: String, tier: SharedTierDatabase, timeout: Duration?, lockLifetime: Duration = .seconds(5)
+        forKey key: String, tier: SharedTierDatabase, timeout: Duration?, lockLifetime: Duration = .seconds(5),
+        first: SharedTierFetchLock? = nil
     ) async throws -> FleetTurn {
-        guard let attachment = tier.attachment else { return .fetch(nil) }
-        let sharedKey = SharedTierKey(collection: space.collection, key: key)
-        let lifetime = TimeBounds.wait(timeout ?? lockLifetime)
+        guard tier.attachment != nil else { return .fetch(nil) }
         let clock = ContinuousClock()
-        let deadline = clock.now + lifetime
+        let deadline = clock.now + TimeBounds.wait(timeout ?? lockLifetime)
         var interval = Self.fleetFirstPollInterval
+        var given = first
         while true {
             // One call for the lock and the record: the lock may be free because its holder just
             // stored the record and let go (and a waiter's poll takes the lock if it went).
-            let lock = try await offload(waitingOnTier: true) {
-                attachment.lockFetchUnlessStored(of: sharedKey, for: lifetime)
+            let lock: SharedTierFetchLock
+            if let answer = given {
+                lock = answer
+                given = nil
+            } else {
+                lock = try await offload(waitingOnTier: true) { [self] in
+                    fleetLockAttempt(forKey: key, tier: tier, timeout: timeout, lockLifetime: lockLifetime)
+                }
             }
             switch lock {
             case .stored:
@@ -53,6 +61,16 @@ extension Scope {
                 interval = min(interval * 2, Self.fleetPollInterval)
             }
         }
+    }
+
+    /// One attempt at this process's turn for `key` (the lock, or the record that landed), on the
+    /// caller's thread: it blocks for a round trip, so never on the cooperative pool.
+    func fleetLockAttempt(
+        forKey key: String, tier: SharedTierDatabase, timeout: Duration?, lockLifetime: Duration = .seconds(5)
+    ) -> SharedTierFetchLock {
+        guard let attachment = tier.attachment else { return .unavailable }
+        let sharedKey = SharedTierKey(collection: space.collection, key: key)
+        return attachment.lockFetchUnlessStored(of: sharedKey, for: TimeBounds.wait(timeout ?? lockLifetime))
     }
 
     /// Gives up a lock ``fleetTurn(forKey:tier:timeout:lockLifetime:)`` returned, in the
