@@ -16,21 +16,25 @@ struct ByteWriter {
         count += 1
     }
 
+    @inline(__always)
     mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         (start + count).update(from: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         count += bytes.count
     }
 
+    @inline(__always)
     mutating func write(_ text: StaticString) {
         write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    @inline(__always)
     mutating func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { write($0) }
     }
 
     /// Writes a string's UTF-8 bytes (copied at once from a native string's storage).
+    @inline(__always)
     mutating func write(utf8 text: String) {
         var text = text
         text.withUTF8 { write(UnsafeRawBufferPointer($0)) }

@@ -101,7 +101,7 @@ final class RedisConnection: @unchecked Sendable {
         value: RedisReply, lifetime: RedisReply
     ) {
         guard !isBroken else { throw RedisFailure(description: "the connection is broken", brokeConnection: true) }
-        // Per command: *2\r\n$<word's length>\r\n<word>\r\n$<key's length>\r\n<key>\r\n
+        // Per command: *2\r\n$<the word's length>\r\n<the word>\r\n$<the key's length>\r\n<the key>\r\n
         let needed = 2 * (keyCount + 40)
         if needed > commandCapacity {
             commandBuffer.deallocate()
@@ -109,12 +109,8 @@ final class RedisConnection: @unchecked Sendable {
             commandBuffer = .allocate(capacity: commandCapacity)
         }
         var writer = ByteWriter(commandBuffer)
-        for word in ["GET", "PTTL"] as [StaticString] {
-            writer.write("*2\r\n$")
-            writer.writeDecimal(word.utf8CodeUnitCount)
-            writer.write("\r\n")
-            writer.write(word)
-            writer.write("\r\n$")
+        for head in ["*2\r\n$3\r\nGET\r\n$", "*2\r\n$4\r\nPTTL\r\n$"] as [StaticString] {
+            writer.write(head)
             writer.writeDecimal(keyCount)
             writer.write("\r\n")
             let start = writer.count

@@ -70,10 +70,10 @@ final class SharedTierFills: Sendable {
                 guard tier.bulkRemovalsUnderWay.load() == 0 else { return }
                 let batch = LevelDBWriteBatch()
                 var changes = ChangeList()
-                var written = Set<[UInt8]>()
+                var written = Set<WrittenKey>()
                 // The last read of a key wins (read after the others).
                 for fill in fills.reversed() where fill.seen == tier.keyChanges.reading(fill.scope.space.collection, fill.key)
-                    && written.insert(fill.keyBytes).inserted
+                    && (fills.count == 1 || written.insert(WrittenKey(bytes: fill.keyBytes)).inserted)
                 {
                     let absent = try fill.keyBytes.withUnsafeBytes { keyBytes in
                         try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
@@ -87,6 +87,16 @@ final class SharedTierFills: Sendable {
                 }
                 if batch.count > 0 { try hold.write(.batch(batch), changes, sync: false) }
             }
+        }
+    }
+
+    /// A key written by a batch, hashed as one run of bytes (an array of bytes hashes each
+    /// element on its own, several times slower, on the fills' thread that shares the CPU).
+    private struct WrittenKey: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
 }
