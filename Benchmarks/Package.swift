@@ -21,6 +21,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "modelstore-bench", targets: ["ModelStoreBenchmarks"]),
+        .executable(name: "fleet-hit-profile", targets: ["FleetHitProfile"]),
     ],
     dependencies: [
         // With the Encryption trait, for the encryption experiment (swift-crypto for its key).
@@ -41,6 +42,15 @@ let package = Package(
         .systemLibrary(
             name: "CHiredisBaseline",
             providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
+        ),
+        // Tier hits or misses in one loop, for callgrind (main.swift says how to run it).
+        .executableTarget(
+            name: "FleetHitProfile",
+            dependencies: [
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "ModelStoreRedis", package: "ModelStore"),
+            ],
+            swiftSettings: strictSettings
         ),
         // Counts every allocation in the process (see MallocCounter.c).
         .target(name: "CMallocCounter"),

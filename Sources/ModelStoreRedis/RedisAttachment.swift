@@ -27,6 +27,9 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
 
     var isDeleted: Bool { deleted.withLock { $0 } }
 
+    /// ``recordKeyHead(_:)``'s last answer, with the generation it was built for.
+    private let keptKeyHead = Guarded<(generation: RedisGeneration, head: [UInt8])?>(nil)
+
     /// Who published an entry, as the stream says it: the node and this attachment's serial.
     let origin: String
 
@@ -100,7 +103,16 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     }
 
     func recordKey(_ key: SharedTierKey, generation: RedisGeneration) -> [UInt8] {
-        tier.keys.record(database: name, generation: generation, key: key)
+        RedisKeys.record(head: recordKeyHead(generation), key: key)
+    }
+
+    /// What the database's record keys start with in `generation` (``RedisKeys/recordHead(database:generation:)``),
+    /// kept for the generation last asked about: built again only when the generation changes.
+    func recordKeyHead(_ generation: RedisGeneration) -> [UInt8] {
+        if let kept = keptKeyHead.withLock({ $0 }), kept.generation == generation { return kept.head }
+        let head = tier.keys.recordHead(database: name, generation: generation)
+        keptKeyHead.withLock { $0 = (generation, head) }
+        return head
     }
 
     // MARK: - SharedTierAttachment
@@ -123,8 +135,13 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     }
 
     /// Whether a tracer is bootstrapped (or bound for the current task): spans are then made.
+    /// While no instrument is (the no-op one is in place), one load of it and a comparison of
+    /// its type: `InstrumentationSystem.tracer` casts the instrument to a protocol each time,
+    /// which cost a Redis read about a tenth of the tier's own work.
     static var isTracing: Bool {
-        !(InstrumentationSystem.tracer is NoOpTracer)
+        let instrument = InstrumentationSystem.instrument
+        if type(of: instrument) == NoOpInstrument.self || type(of: instrument) == NoOpTracer.self { return false }
+        return !(InstrumentationSystem.tracer is NoOpTracer)
     }
 
     /// Counts `answer` as a hit or a miss.
@@ -141,8 +158,13 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         else {
             return .unavailable
         }
-        let redisKey = recordKey(key, generation: generation)
-        let result = tier.pool.run { connection in try connection.getWithLifetime(redisKey) }
+        let head = recordKeyHead(generation)
+        let result = tier.pool.run { connection in
+            try connection.getWithLifetime(keyCount: head.count + RedisKeys.recordTailCount(key)) { writer in
+                writer.write(head)
+                RedisKeys.writeRecordTail(key, to: &writer)
+            }
+        }
         guard case .success(let replies) = result else { return .unavailable }
         switch replies.value {
         case .string(let bytes) where !bytes.isEmpty:

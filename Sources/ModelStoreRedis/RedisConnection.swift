@@ -22,6 +22,10 @@ final class RedisConnection: @unchecked Sendable {
     private let context: UnsafeMutablePointer<redisContext>
     /// Set once a call failed on the connection itself.
     private(set) var isBroken = false
+    /// Where ``getWithLifetime(keyCount:writeKey:)`` lays out its commands (kept, so the hot
+    /// read allocates nothing for them), and how many bytes it holds.
+    private var commandBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    private var commandCapacity = 256
 
     /// Connects (within the endpoint's connect timeout), sets the command timeout, turns on TCP
     /// keep-alive, then authenticates and selects the database if the endpoint says so.
@@ -53,6 +57,7 @@ final class RedisConnection: @unchecked Sendable {
 
     deinit {
         redisFree(context)
+        commandBuffer.deallocate()
     }
 
     /// Sets how long a reply may take from now on (the invalidation reader's blocking reads
@@ -87,29 +92,38 @@ final class RedisConnection: @unchecked Sendable {
         return replies
     }
 
-    /// `GET key` and `PTTL key` in one write, their two replies read: one round trip, with the
-    /// argument vectors on the stack (a Redis read on a local miss is the tier's hottest call).
-    func getWithLifetime(_ key: [UInt8]) throws(RedisFailure) -> (value: RedisReply, lifetime: RedisReply) {
+    /// `GET key` and `PTTL key` in one write, their two replies read: one round trip. The key is
+    /// `keyCount` bytes that `writeKey` writes (twice). The commands are laid out in Redis's
+    /// protocol here, in a buffer the connection keeps from one call to the next, and handed to
+    /// hiredis as they are: a Redis read on a local miss is the tier's hottest call, and hiredis's
+    /// own formatting of an argument vector cost about as much as the rest of the tier's work.
+    func getWithLifetime(keyCount: Int, writeKey: (inout ByteWriter) -> Void) throws(RedisFailure) -> (
+        value: RedisReply, lifetime: RedisReply
+    ) {
         guard !isBroken else { throw RedisFailure(description: "the connection is broken", brokeConnection: true) }
-        guard append("GET", key) == REDIS_OK, append("PTTL", key) == REDIS_OK else { throw broken() }
+        // Per command: *2\r\n$<the word's length>\r\n<the word>\r\n$<the key's length>\r\n<the key>\r\n
+        let needed = 2 * (keyCount + 40)
+        if needed > commandCapacity {
+            commandBuffer.deallocate()
+            commandCapacity = max(needed, 2 * commandCapacity)
+            commandBuffer = .allocate(capacity: commandCapacity)
+        }
+        var writer = ByteWriter(commandBuffer)
+        for head in ["*2\r\n$3\r\nGET\r\n$", "*2\r\n$4\r\nPTTL\r\n$"] as [StaticString] {
+            writer.write(head)
+            writer.writeDecimal(keyCount)
+            writer.write("\r\n")
+            let start = writer.count
+            writeKey(&writer)
+            precondition(writer.count - start == keyCount, "a key of another length than announced")
+            writer.write("\r\n")
+        }
+        let status = commandBuffer.withMemoryRebound(to: CChar.self, capacity: writer.count) { command in
+            redisAppendFormattedCommand(context, command, writer.count)
+        }
+        guard status == REDIS_OK else { throw broken() }
         let value = try nextReply()
         return (value, try nextReply())
-    }
-
-    /// Appends `word key` to the output buffer.
-    private func append(_ word: StaticString, _ key: [UInt8]) -> Int32 {
-        key.withUnsafeBufferPointer { key in
-            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: 2) { vector in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 2) { lengths in
-                    vector[0] = UnsafeRawPointer(word.utf8Start).assumingMemoryBound(to: CChar.self)
-                    // A key is never empty (the prefix's letter at least), so its base address exists.
-                    vector[1] = key.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                    lengths[0] = word.utf8CodeUnitCount
-                    lengths[1] = key.count
-                    return redisAppendCommandArgv(context, 2, vector.baseAddress!, lengths.baseAddress!)
-                }
-            }
-        }
     }
 
     /// Reads the next reply (sent earlier), copied out and freed.

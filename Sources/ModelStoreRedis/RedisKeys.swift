@@ -36,25 +36,65 @@ struct RedisKeys: Sendable {
         prefix + [UInt8(ascii: "f")] + Self.lengthPrefixed(Array(database.utf8))
     }
 
-    /// Built in one buffer: a read on a local miss makes one.
+    /// ``recordHead(database:generation:)`` then the key's tail (``writeRecordTail(_:to:)``).
     func record(database: String, generation: RedisGeneration, key: SharedTierKey) -> [UInt8] {
+        Self.record(head: recordHead(database: database, generation: generation), key: key)
+    }
+
+    /// What every record key of one database in one generation starts with (the prefix, `r`,
+    /// the database, the epoch and the generation): a read on a local miss keeps it from one
+    /// read to the next (`RedisAttachment.recordKeyHead`) and writes only the tail.
+    func recordHead(database: String, generation: RedisGeneration) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(
-            prefix.count + 64 + database.utf8.count + generation.epoch.count + key.key.utf8.count
-                + (key.collection?.utf8.count ?? 0))
+        bytes.reserveCapacity(prefix.count + 64 + database.utf8.count + generation.epoch.count)
         bytes += prefix
         bytes.append(UInt8(ascii: "r"))
         Self.appendLengthPrefixed(database.utf8, to: &bytes)
         Self.appendLengthPrefixed(generation.epoch, to: &bytes)
         Self.appendLengthPrefixed(String(generation.number).utf8, to: &bytes)
-        if let collection = key.collection {
-            bytes.append(UInt8(ascii: "c"))
-            Self.appendLengthPrefixed(collection.utf8, to: &bytes)
-        } else {
-            bytes.append(UInt8(ascii: "d"))
-        }
-        bytes += key.key.utf8
         return bytes
+    }
+
+    /// How many bytes ``writeRecordTail(_:to:)`` writes for `key`.
+    static func recordTailCount(_ key: SharedTierKey) -> Int {
+        guard let collection = key.collection else { return 1 + key.key.utf8.count }
+        let count = collection.utf8.count
+        return 1 + decimalCount(count) + 1 + count + key.key.utf8.count
+    }
+
+    /// The record key of `key` that starts with `head` (``recordHead(database:generation:)``).
+    static func record(head: [UInt8], key: SharedTierKey) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: head.count + recordTailCount(key)) { buffer, written in
+            var writer = ByteWriter(buffer.baseAddress!)
+            writer.write(head)
+            writeRecordTail(key, to: &writer)
+            written = writer.count
+        }
+    }
+
+    /// Writes a record key's tail (``recordTailCount(_:)`` bytes): `c` and the collection's name
+    /// (length-prefixed), or `d` for the store's own keys; then the key's bytes.
+    static func writeRecordTail(_ key: SharedTierKey, to writer: inout ByteWriter) {
+        if let collection = key.collection {
+            writer.write(UInt8(ascii: "c"))
+            writer.writeDecimal(collection.utf8.count)
+            writer.write(UInt8(ascii: ":"))
+            writer.write(utf8: collection)
+        } else {
+            writer.write(UInt8(ascii: "d"))
+        }
+        writer.write(utf8: key.key)
+    }
+
+    /// How many decimal digits `value` (not negative) has.
+    static func decimalCount(_ value: Int) -> Int {
+        var count = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            count += 1
+        }
+        return count
     }
 
     /// Appends `bytes` with their count in decimal and a colon in front (``lengthPrefixed(_:)``).

@@ -19,6 +19,8 @@ final class RedisPool: Sendable {
     /// What the log says of Redis being lost and back (shared with the invalidation reader).
     let health: RedisHealth
     private let permits: DispatchSemaphore
+    /// The endpoint's command timeout, converted once.
+    private let commandTimeout: DispatchTimeInterval
     /// Where a caller in a task has its calls made. Still a concurrent Dispatch queue, which on
     /// Linux shares threads with Swift's cooperative pool: with `BlockingThreads` here instead,
     /// `FleetHistoryTests` (seed 13005965860921027707) failed 2 runs of 5 with stale reads after
@@ -44,6 +46,7 @@ final class RedisPool: Sendable {
         self.logger = logger
         health = RedisHealth(logger: logger, endpoint: "\(endpoint.host):\(endpoint.port)")
         permits = DispatchSemaphore(value: size)
+        commandTimeout = .nanoseconds(Int(nanoseconds(endpoint.commandTimeout)))
     }
 
     /// Whether the last attempt to reach Redis failed and the backoff has not passed yet.
@@ -54,32 +57,57 @@ final class RedisPool: Sendable {
     /// Runs `body` with a connection and waits for it: on the caller's thread when no task runs
     /// on it (so it is not a thread of Swift's cooperative pool), else on the pool's threads. A
     /// failure is counted (and the connection dropped if it broke), never thrown at the tier's callers.
+    /// `body` does not escape: the call returns after it ran, wherever it ran (so a hit does not
+    /// allocate a closure context for it).
     func run<Value: Sendable>(
-        _ body: @escaping @Sendable (RedisConnection) throws -> Value
+        _ body: @Sendable (RedisConnection) throws -> Value
     ) -> Result<Value, RedisFailure> {
         // A thread hand-off and back costs about as much as a loopback round trip (issue 37).
         if !Self.isInTask { return perform(body) }
-        let done = DispatchSemaphore(value: 0)
-        let box = Guarded<Result<Value, RedisFailure>?>(nil)
-        queue.async { [self] in
-            box.withLock { $0 = perform(body) }
-            done.signal()
+        return withoutActuallyEscaping(body) { body in
+            let handOff = HandOff(body)
+            let done = DispatchSemaphore(value: 0)
+            queue.async { [self] in
+                handOff.run(self)
+                done.signal()
+            }
+            done.wait()
+            return handOff.result!
         }
-        done.wait()
-        return box.withLock { $0! }
+    }
+
+    /// A call handed to the pool's queue, and its result. The body is dropped as soon as it ran,
+    /// before the caller is woken: it is the caller's non-escaping closure.
+    private final class HandOff<Value: Sendable>: @unchecked Sendable {
+        // @unchecked: written on the queue's thread before the semaphore's signal, read by the
+        // caller after its wait.
+        private var body: (@Sendable (RedisConnection) throws -> Value)?
+        var result: Result<Value, RedisFailure>?
+
+        init(_ body: @escaping @Sendable (RedisConnection) throws -> Value) {
+            self.body = body
+        }
+
+        func run(_ pool: RedisPool) {
+            if let body { result = pool.perform(body) }
+            body = nil
+        }
     }
 
     /// Whether the calling thread runs a task: every thread of Swift's cooperative pool does while
     /// it runs code (a job is always a task's); a thread of the program's own, or Dispatch's, does not.
     static var isInTask: Bool {
-        withUnsafeCurrentTask { $0 != nil }
+        withUnsafeCurrentTask { task in
+            guard case .some = task else { return false }
+            return true
+        }
     }
 
     /// ``run(_:)``'s body, on a thread that is not the cooperative pool's.
-    private func perform<Value>(
+    fileprivate func perform<Value>(
         _ body: (RedisConnection) throws -> Value
     ) -> Result<Value, RedisFailure> {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(nanoseconds(endpoint.commandTimeout)))
+        let deadline = DispatchTime.now() + commandTimeout
         guard permits.wait(timeout: deadline) == .success else {
             metrics.errors.increment()
             health.busy()

@@ -74,7 +74,7 @@ struct FleetReadPathTests {
         #expect(timeUntil { b.caughtUp() } != nil)
         for key in keys {
             #expect(try b.value(key) == key)
-            // Before the queued fill of `key` lands (it waits 500 µs for others).
+            // Before the queued fill of `key` lands (it waits 2 ms for others).
             for other in 0..<3 { try b.store.set(Profile(value: "o"), forKey: "\(key)-other\(other)") }
         }
         // Without reading through the tier again: only what the fills stored.

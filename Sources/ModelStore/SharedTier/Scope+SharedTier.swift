@@ -113,7 +113,7 @@ extension Scope {
         // Read before asking: an invalidation applied after this must win over what the tier said.
         let seen = tier.changesSeen(space.collection, key)
         guard let shared = attachment.record(for: sharedKey) else { return nil }
-        if let version = shared.bytes.withUnsafeBytes({ SharedTierVersion(record: $0) }) { tier.clock.observe(version.time) }
+        // The record's version is observed by the fleet clock where its envelope is parsed.
         return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier)
     }
 
@@ -131,9 +131,11 @@ extension Scope {
         let tierDeadline = shared.remainingLifetime.map { now + TimeBounds.seconds($0) }
         var restamped: [UInt8]? = nil
         let verdict: SharedVerdict = shared.bytes.withUnsafeBytes { record in
-            guard let header = RecordHeader(parsing: record), header.isFullyChecked,
-                header.checksumMatches(value: record, key: keyBytes)
-            else { return .invalid }
+            guard let header = RecordHeader(parsing: record) else { return .invalid }
+            // Any envelope the tier holds is a version the fleet's clock hears of (a revalidation
+            // observed it already: the same time again changes nothing).
+            tier.clock.observe(header.storedAt)
+            guard header.isFullyChecked, header.checksumMatches(value: record, key: keyBytes) else { return .invalid }
             let deadline = header.deadline(timeToLive: reader.timeToLive)
             if let deadline, deadline <= now { return .expired }
             if let tierDeadline, tierDeadline <= now { return .expired }
@@ -160,7 +162,7 @@ extension Scope {
                 if refusal != nil { return .expired }
                 restamped = buffer
             }
-            return .live(tags: TagIndex.tags(of: record, header: header))
+            return .live(tags: TagIndex.tags(of: record, header: header), version: header.storedAt)
         }
         switch verdict {
         case .invalid:
@@ -168,21 +170,21 @@ extension Scope {
             return nil
         case .expired:
             return nil
-        case .live(let tags):
+        case .live(let tags, let version):
             let bytes = restamped ?? shared.bytes
             storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
             // Read from the tier just now: current, whatever its version says of the horizon.
             tier.noteValidated(key, in: space)
-            if let version = SharedTierVersion(record: bytes) {
-                tier.noteFilled(key, in: space, version: version.time)
-            }
+            // The restamp keeps storedAt: the version read is the one stored.
+            tier.noteFilled(key, in: space, version: version)
             return bytes
         }
     }
 
     private enum SharedVerdict {
         case invalid, expired
-        case live(tags: [String])
+        /// Served and stored, with its tags and version (storedAt).
+        case live(tags: [String], version: Double)
     }
 
     /// Stores a record read from the tier through the write funnel, under the exclusive gate,

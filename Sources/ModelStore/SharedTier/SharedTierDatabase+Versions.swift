@@ -126,7 +126,8 @@ extension SharedTierDatabase {
     func noteFilled(_ key: String, in space: KeySpace, version: Double) {
         let now = ContinuousClock.now
         recentFills.withLock { fills in
-            if let first = fills.first, now - first.at > Self.recentFillWindow || fills.count >= Self.recentFillLimit {
+            // The first one's time read in place (a copy of the whole entry retains its names).
+            if !fills.isEmpty, now - fills[0].at > Self.recentFillWindow || fills.count >= Self.recentFillLimit {
                 let cutoff = fills.firstIndex { now - $0.at <= Self.recentFillWindow } ?? fills.count
                 fills.removeFirst(max(cutoff, fills.count >= Self.recentFillLimit ? fills.count / 2 : 0))
             }

@@ -1,0 +1,1 @@
+../ModelStoreBenchmarks/Model/SplitMix64.swift
