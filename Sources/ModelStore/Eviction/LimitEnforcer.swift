@@ -128,18 +128,6 @@ final class LimitEnforcer: @unchecked Sendable {
         Int(storedSinceMeasured.load()) >= max(64, tracked.count / 8)
     }
 
-    /// Counts a use of the record whose LevelDB key is `physicalKey`.
-    @inline(__always)
-    func didUse(physicalKey: UnsafeRawBufferPointer) {
-        sketch?.recordUse(KeyHash.physical(physicalKey))
-    }
-
-    /// Counts a use of the record of `key` in `space`.
-    @inline(__always)
-    func didUse(_ key: String, in space: KeySpace) {
-        sketch?.recordUse(KeyHash.key(key, in: space))
-    }
-
     // MARK: - Limits
 
     /// How far over a limit the database may go before writers evict in their own threads: a
@@ -268,6 +256,23 @@ final class LimitEnforcer: @unchecked Sendable {
     /// Waits for background work queued so far (tests).
     func waitForBackgroundWork() {
         queue.sync {}
+    }
+}
+
+// MARK: - Uses
+
+extension OpenDatabase {
+    /// Counts a use of the record whose key's ``KeyHash`` is `hash` (an object-cache hit, which
+    /// keeps the hash with the model), for eviction: in memory, never written.
+    @inline(__always)
+    func didUse(hash: UInt64) {
+        useCounts?.recordUse(hash)
+    }
+
+    /// Counts a use of the record whose LevelDB key is `physicalKey`.
+    @inline(__always)
+    func didUse(physicalKey: UnsafeRawBufferPointer) {
+        useCounts?.recordUse(KeyHash.physical(physicalKey))
     }
 }
 
