@@ -304,10 +304,11 @@ extension LimitEnforcer {
     @inline(__always)
     func didCommit(_ write: EngineWrite, _ change: KeyChange, in database: OpenDatabase) {
         guard change.kind == .set else { return }
+        // Through the database's handle on the counters, as reads count (no retain of the sketch).
         if case let .put(key, _) = write {
-            sketch?.recordUse(KeyHash.physical(key))
+            database.useCounts?.recordUse(KeyHash.physical(key))
         } else {
-            sketch?.recordUse(KeyHash.key(change.key, in: change.space))
+            database.useCounts?.recordUse(KeyHash.key(change.key, in: change.space))
         }
         didStore(records: 1, byteCount: write.byteCount)
         enforceAfterWrite(in: database)
@@ -322,7 +323,7 @@ extension LimitEnforcer {
         changes.forEach { change in
             guard change.kind == .set else { return }
             records += 1
-            sketch?.recordUse(KeyHash.key(change.key, in: change.space))
+            database.useCounts?.recordUse(KeyHash.key(change.key, in: change.space))
         }
         guard records > 0 else { return }
         didStore(records: records, byteCount: byteCount)
