@@ -59,6 +59,9 @@ enum LimitWorkloads {
             record(id, try measuredRegion(records) {
                 for number in order { try store.set(corpus.profile(number), forKey: keys[number]) }
             })
+            if ProcessInfo.processInfo.environment["PLAIN_STORE_STATS"] != nil {
+                FileHandle.standardError.write(Data("after \(id) (\(try store.count()) records):\n\(try store.statistics())\n".utf8))
+            }
             try store.close()
             try ModelStore.deleteDatabase(named: "limits-put", in: folder)
         }
