@@ -11,7 +11,7 @@ QUIET_SWIFT = SWIFT=$(SWIFT) $(CURDIR)/scripts/quiet-swift
 TRAITS ?= Encryption
 TRAIT_FLAGS = $(if $(TRAITS),--traits $(TRAITS),)
 
-.PHONY: dependencies demo build test test-quick test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency bench-compare bench-callgrind
+.PHONY: dependencies demo build test test-quick test-scale test-redis bench-fleet build-integrations test-examples test-integrations bench bench-full bench-drivers bench-concurrency bench-compare bench-callgrind
 
 dependencies:
 	@./scripts/install-dependencies
@@ -33,6 +33,12 @@ test: build
 # The suite without the long crash, soak and fuzz tests (those marked `.long`): for iterating.
 test-quick: build
 	MODELSTORE_QUICK=1 SWIFT=$(SWIFT) ./scripts/run-tests $(TRAIT_FLAGS) --skip ModelStoreRedisTests
+
+# The scale tests, left out of `make test` for their minutes: ten million records imported, then
+# evicted down to a count limit within eviction's memory bound (Tests/ModelStoreTests/Eviction/
+# EvictionScaleTests.swift). Output: .build/scale-test-output.log.
+test-scale: build
+	MODELSTORE_SCALE_TESTS=1 TEST_LOG=.build/scale-test-output.log SWIFT=$(SWIFT) ./scripts/run-tests $(TRAIT_FLAGS) --filter EvictionScaleTests
 
 # The shared tier (ModelStoreRedis) against real redis-server processes the tests start on
 # loopback ports, with node processes; left out of `make test` so the core needs no Redis.

@@ -45,6 +45,9 @@ final class ObjectCache: @unchecked Sendable {
         var metadata: StoredMetadata?
         /// The record's tags, so an entry served from the cache still has them.
         var tags: [String]
+        /// The key's ``KeyHash``, computed once by ``ObjectCache/insert(_:in:_:ifGeneration:)``
+        /// (on a miss), so that a hit counts its use for eviction without hashing the key again.
+        var useHash: UInt64 = 0
 
         /// The item of `value`, a model decoded as `Model` (its static type is what a hit asks for).
         init<Model>(value: Model, header: RecordHeader, byteCount: Int, metadata: StoredMetadata?, tags: [String]) {
@@ -187,18 +190,23 @@ final class ObjectCache: @unchecked Sendable {
         return withShard(number) { $0.generation }
     }
 
-    /// Calls `body` with the header and the model cached for `key`, in place under its shard's
-    /// lock, and marks the entry read; does nothing if there is none. A hit copies only what it
-    /// takes (``lookup(_:in:)`` copies the whole item: the model, metadata, tags and header).
+    /// Calls `body` with the header, the model and the key's ``KeyHash`` cached for `key`, in
+    /// place under its shard's lock, and marks the entry read; does nothing if there is none. A
+    /// hit copies only what it takes (``lookup(_:in:)`` copies the whole item: the model,
+    /// metadata, tags and header).
     @inline(__always)
-    func withItem(_ key: String, in space: KeySpace = .default, _ body: (RecordHeader, CachedModel) -> Void) {
+    func withItem(
+        _ key: String, in space: KeySpace = .default, _ body: (RecordHeader, CachedModel, _ useHash: UInt64) -> Void
+    ) {
         let key = ByteKey(key, in: space)
         withShard(shardNumber(key)) { shard in
             guard let slot = shard.index[key] else { return }
             // Written only when clear, so repeated hits leave the line clean in other cores' caches.
             if !shard.slots[slot].referenced { shard.slots[slot].referenced = true }
             // Through a buffer pointer, whose subscript addresses the slot (the array's copied it).
-            shard.slots.withUnsafeBufferPointer { slots in body(slots[slot].item.header, slots[slot].item.value) }
+            shard.slots.withUnsafeBufferPointer { slots in
+                body(slots[slot].item.header, slots[slot].item.value, slots[slot].item.useHash)
+            }
         }
     }
 
@@ -214,6 +222,8 @@ final class ObjectCache: @unchecked Sendable {
 
     /// Inserts a decoded value unless a write touched its shard after `generation` was read.
     func insert(_ key: String, in space: KeySpace = .default, _ item: Item, ifGeneration expected: UInt64) {
+        var item = item
+        item.useHash = KeyHash.key(key, in: space)
         let key = ByteKey(key, in: space)
         let number = shardNumber(key)
         // A few tries: an eviction for room happens outside the shard's lock (never two shard

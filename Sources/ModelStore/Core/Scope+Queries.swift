@@ -29,7 +29,7 @@ extension Scope {
         let now = reader.now()
         let reader = reader
         let space = space
-        let limits = database.limits
+        let useCounts = database.useCounts
         return try Cursor(
             database: database, snapshot: snapshot, range: space.physical(range), reverse: reverse, limit: limit
         ) { keyBytes, record in
@@ -40,7 +40,7 @@ extension Scope {
                 return nil
             }
             // A cursor's read is a use too (Eviction/).
-            limits?.didUse(physicalKey: keyBytes)
+            useCounts?.recordUse(KeyHash.physical(keyBytes))
             return try reader.opened(record, header: header, key: key, keyBytes: keyBytes) {
                 try reader.entry(type, key: key, header: $1, record: $0)
             }

@@ -47,7 +47,7 @@ extension Scope {
                 : header.isExpired(now: now, timeToLive: reader.timeToLive)
             guard isExpired else {
                 // A use, for eviction: counted in memory, never written (Eviction/).
-                database.limits?.didUse(physicalKey: keyBytes)
+                database.didUse(physicalKey: keyBytes)
                 try reader.opened(record, header: header, key: key, keyBytes: keyBytes) { try found($0, $1, false) }
                 return false
             }
@@ -155,14 +155,16 @@ extension Scope {
         // can expire (as in `lookup`); an expired model, taken, is left to the caller to drop.
         var deadline: Double? = nil
         var taken = false
+        var useHash: UInt64 = 0
         // Through the database's reference, not a local copy (see `readObject`).
-        database.cache?.withItem(key, in: space) { header, value in
+        database.cache?.withItem(key, in: space) { header, value, hash in
             deadline = header.deadline(timeToLive: reader.timeToLive)
             taken = take(value)
+            useHash = hash
         }
         guard taken else { return false }
         if let deadline, reader.now() >= deadline { return false }
-        database.limits?.didUse(key, in: space)
+        database.didUse(hash: useHash)
         return true
     }
 
@@ -182,7 +184,7 @@ extension Scope {
         // writes to one cache line per hit that two threads' hits hand back and forth.
         if cacheable, let item = database.cache?.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             guard reader.isExpired(item.header, readingClockInto: &now) else {
-                database.limits?.didUse(key, in: space)
+                database.didUse(hash: item.useHash)
                 return value
             }
             try space.withPhysicalKey(key) { purge($0, now: now) }
@@ -214,7 +216,7 @@ extension Scope {
         let cache = view == nil && !includingExpired && ObjectCache.isCacheable(type) ? database.cache : nil
         if let cache, let item = cache.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             guard reader.isExpired(item.header, readingClockInto: &now) else {
-                database.limits?.didUse(key, in: space)
+                database.didUse(hash: item.useHash)
                 return reader.entry(
                     key: key, value: value, header: item.header, byteCount: item.byteCount,
                     metadata: item.metadata, tags: item.tags)

@@ -252,7 +252,7 @@ extension OpenDatabase {
         }
         guard applied else { return try commit(write, ChangeList(change), sync: sync) }
         if self.changes.isObserved { self.changes.publish([change.change]) }
-        if let limits { limits.didCommit(write, change, in: self) }
+        limits?.didCommit(write, change, in: self)
     }
 
     /// ``commit(_:_:sync:judgedBy:)`` for a write whose changes have index work, when no report

@@ -92,6 +92,10 @@ final class OpenDatabase: @unchecked Sendable {
     /// opened in the process with a limit; nil: reads and writes pay one nil check.
     let limits: LimitEnforcer?
 
+    /// The use counts of `limits`' sketch (under ``ModelStore/Eviction/leastRecentlyUsed``), which
+    /// reads add to without retaining the enforcer; nil: none, one nil check per read.
+    let useCounts: UseSketch.Counts?
+
     /// Records removed by limits and sweeps, by reason (`modelstore_evictions_total`).
     let evictionMetrics: EvictionMetrics
 
@@ -136,6 +140,7 @@ final class OpenDatabase: @unchecked Sendable {
                     limits: limits, enforcement: evictsInline ? .inline : .background, database: name,
                     metrics: evictionMetrics)
         }
+        useCounts = self.limits?.sketch?.counts
     }
 
     /// Whether anything is kept in memory about keys that a write must forget: an object cache,

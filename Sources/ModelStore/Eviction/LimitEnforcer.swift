@@ -128,18 +128,6 @@ final class LimitEnforcer: @unchecked Sendable {
         Int(storedSinceMeasured.load()) >= max(64, tracked.count / 8)
     }
 
-    /// Counts a use of the record whose LevelDB key is `physicalKey`.
-    @inline(__always)
-    func didUse(physicalKey: UnsafeRawBufferPointer) {
-        sketch?.recordUse(KeyHash.physical(physicalKey))
-    }
-
-    /// Counts a use of the record of `key` in `space`.
-    @inline(__always)
-    func didUse(_ key: String, in space: KeySpace) {
-        sketch?.recordUse(KeyHash.key(key, in: space))
-    }
-
     // MARK: - Limits
 
     /// How far over a limit the database may go before writers evict in their own threads: a
@@ -271,6 +259,23 @@ final class LimitEnforcer: @unchecked Sendable {
     }
 }
 
+// MARK: - Uses
+
+extension OpenDatabase {
+    /// Counts a use of the record whose key's ``KeyHash`` is `hash` (an object-cache hit, which
+    /// keeps the hash with the model), for eviction: in memory, never written.
+    @inline(__always)
+    func didUse(hash: UInt64) {
+        useCounts?.recordUse(hash)
+    }
+
+    /// Counts a use of the record whose LevelDB key is `physicalKey`.
+    @inline(__always)
+    func didUse(physicalKey: UnsafeRawBufferPointer) {
+        useCounts?.recordUse(KeyHash.physical(physicalKey))
+    }
+}
+
 extension ModelStore.Configuration {
     /// The limits and eviction policy this configuration asks for.
     var limits: LimitEnforcer.Limits {
@@ -299,10 +304,11 @@ extension LimitEnforcer {
     @inline(__always)
     func didCommit(_ write: EngineWrite, _ change: KeyChange, in database: OpenDatabase) {
         guard change.kind == .set else { return }
+        // Through the database's handle on the counters, as reads count (no retain of the sketch).
         if case let .put(key, _) = write {
-            sketch?.recordUse(KeyHash.physical(key))
+            database.useCounts?.recordUse(KeyHash.physical(key))
         } else {
-            sketch?.recordUse(KeyHash.key(change.key, in: change.space))
+            database.useCounts?.recordUse(KeyHash.key(change.key, in: change.space))
         }
         didStore(records: 1, byteCount: write.byteCount)
         enforceAfterWrite(in: database)
@@ -317,7 +323,7 @@ extension LimitEnforcer {
         changes.forEach { change in
             guard change.kind == .set else { return }
             records += 1
-            sketch?.recordUse(KeyHash.key(change.key, in: change.space))
+            database.useCounts?.recordUse(KeyHash.key(change.key, in: change.space))
         }
         guard records > 0 else { return }
         didStore(records: records, byteCount: byteCount)

@@ -60,39 +60,69 @@ final class UseSketch: @unchecked Sendable {
         counters.deallocate()
     }
 
-    @inline(__always)
-    private func slot(_ hash: UInt64, row: Int) -> Int {
-        // Double hashing: the low and high halves of the hash make four independent-enough indexes.
-        let low = hash & 0xFFFF_FFFF
-        let high = (hash >> 32) | 1
-        return row * width + Int((low &+ UInt64(row) &* high) & mask)
-    }
-
     /// Counts one use of the key whose hash is `hash`.
     @inline(__always)
     func recordUse(_ hash: UInt64) {
-        let slots = (slot(hash, row: 0), slot(hash, row: 1), slot(hash, row: 2), slot(hash, row: 3))
-        let values = (
-            modelstore_relaxed_load_byte(counters + slots.0), modelstore_relaxed_load_byte(counters + slots.1),
-            modelstore_relaxed_load_byte(counters + slots.2), modelstore_relaxed_load_byte(counters + slots.3)
-        )
-        let minimum = min(min(values.0, values.1), min(values.2, values.3))
-        guard minimum < Self.maximumCount else { return }
-        // Conservative update: only the counters at the minimum grow; the others already
-        // over-count this key because of other keys.
-        if values.0 == minimum { modelstore_relaxed_store_byte(counters + slots.0, minimum + 1) }
-        if values.1 == minimum { modelstore_relaxed_store_byte(counters + slots.1, minimum + 1) }
-        if values.2 == minimum { modelstore_relaxed_store_byte(counters + slots.2, minimum + 1) }
-        if values.3 == minimum { modelstore_relaxed_store_byte(counters + slots.3, minimum + 1) }
+        counts.recordUse(hash)
+    }
+
+    /// What a use touches, as plain pointers: the read paths reach it through
+    /// ``OpenDatabase/useCounts`` and count a use without retaining the sketch or the limits'
+    /// enforcer (a retain and a release were 40 of the 282 instructions counting first added to
+    /// an object-cache hit: PERFORMANCE.md, "Eviction by use"). Valid while the sketch lives: the
+    /// database's enforcer keeps it as long as the database.
+    struct Counts: @unchecked Sendable {
+        // @unchecked: the counters are only touched through the atomic byte operations.
+        let counters: UnsafeMutablePointer<UInt8>
+        let width: Int
+        let mask: UInt64
+        unowned(unsafe) let sketch: UseSketch
+
+        @inline(__always)
+        fileprivate func slot(_ hash: UInt64, row: Int) -> Int {
+            // Double hashing: the low and high halves of the hash make four independent-enough indexes.
+            let low = hash & 0xFFFF_FFFF
+            let high = (hash >> 32) | 1
+            return row * width + Int((low &+ UInt64(row) &* high) & mask)
+        }
+
+        /// Counts one use of the key whose hash is `hash`. A key whose counters are all at
+        /// ``UseSketch/maximumCount`` (a hot key) costs four loads and nothing more.
+        @inline(__always)
+        func recordUse(_ hash: UInt64) {
+            let slots = (slot(hash, row: 0), slot(hash, row: 1), slot(hash, row: 2), slot(hash, row: 3))
+            let values = (
+                modelstore_relaxed_load_byte(counters + slots.0), modelstore_relaxed_load_byte(counters + slots.1),
+                modelstore_relaxed_load_byte(counters + slots.2), modelstore_relaxed_load_byte(counters + slots.3)
+            )
+            let minimum = min(min(values.0, values.1), min(values.2, values.3))
+            guard minimum < UseSketch.maximumCount else { return }
+            // Conservative update: only the counters at the minimum grow; the others already
+            // over-count this key because of other keys.
+            if values.0 == minimum { modelstore_relaxed_store_byte(counters + slots.0, minimum + 1) }
+            if values.1 == minimum { modelstore_relaxed_store_byte(counters + slots.1, minimum + 1) }
+            if values.2 == minimum { modelstore_relaxed_store_byte(counters + slots.2, minimum + 1) }
+            if values.3 == minimum { modelstore_relaxed_store_byte(counters + slots.3, minimum + 1) }
+            sketch.didAdd()
+        }
+    }
+
+    /// The sketch's ``Counts``.
+    var counts: Counts { Counts(counters: counters, width: width, mask: mask, sketch: self) }
+
+    /// After an addition: halves every counter once a period's additions were made.
+    @inline(never)
+    private func didAdd() {
         if additions.add(1) + 1 >= halvingPeriod { halve() }
     }
 
     /// The key's recent uses: 0 to ``maximumCount``.
     @inline(__always)
     func count(_ hash: UInt64) -> UInt8 {
+        let counts = counts
         var minimum = Self.maximumCount
         for row in 0..<Self.rows {
-            minimum = min(minimum, modelstore_relaxed_load_byte(counters + slot(hash, row: row)))
+            minimum = min(minimum, modelstore_relaxed_load_byte(counters + counts.slot(hash, row: row)))
         }
         return minimum
     }

@@ -35,7 +35,7 @@ extension Scope {
             !reader.isExpired(item.header, readingClockInto: &now),
             take(item.value)
         else { return false }
-        database.limits?.didUse(key, in: space)
+        database.didUse(hash: item.useHash)
         metrics.hits.increment()
         probe.now = now
         if let ratio = options.refreshAhead, isDueForRefresh(item.header, ratio: ratio, now: now) {

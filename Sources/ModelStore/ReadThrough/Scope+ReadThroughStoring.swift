@@ -158,7 +158,7 @@ extension Scope {
             let value = item.value.model(of: Value.self)
         {
             guard !reader.isExpired(item.header, readingClockInto: &now) else { return nil }
-            database.limits?.didUse(key, in: space)
+            database.didUse(hash: item.useHash)
             found = item.header
             return value
         }
@@ -187,7 +187,7 @@ extension Scope {
         let cache = ObjectCache.isCacheable(type) ? database.cache : nil
         if let cache, let item = cache.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             let expired = item.header.isExpired(now: now, timeToLive: reader.timeToLive)
-            if !expired { database.limits?.didUse(key, in: space) }
+            if !expired { database.didUse(hash: item.useHash) }
             return reader.entry(
                 key: key, value: value, header: item.header, byteCount: item.byteCount, isExpired: expired,
                 metadata: item.metadata, tags: item.tags)

@@ -61,6 +61,9 @@ enum PlainStoreBench {
                 try CacheHitWorkloads.run(hits: hits, directory: place, selected: selected) {
                     samples[$0, default: []].append($1)
                 }
+                try LimitWorkloads.run(records: records, hits: hits, directory: place, selected: selected) {
+                    samples[$0, default: []].append($1)
+                }
                 try? FileManager.default.removeItem(atPath: place)
                 FileHandle.standardError.write(Data("repetition \(repetition + 1) of \(repetitions) done\n".utf8))
             }
@@ -79,7 +82,7 @@ enum PlainStoreBench {
         }
     }
 
-    static var workloads: [Workload] { PlainStoreWorkloads.all + CacheHitWorkloads.all }
+    static var workloads: [Workload] { PlainStoreWorkloads.all + CacheHitWorkloads.all + LimitWorkloads.all }
 
     static func format(_ value: Double) -> String { String(format: "%.4f", value) }
 }
