@@ -106,7 +106,9 @@ final class StoredPolicies: @unchecked Sendable {
     /// blocks, so leaving its range out would leave out the records of its block too.
     static func approximateSize(start: [UInt8], limit: [UInt8], in engine: LevelDB) throws -> UInt64 {
         let total = try engine.approximateSize(start: start, limit: limit)
-        let (lower, upper) = keyRange
+        // From the first policy key to just past the recorded limits' (FF 17), which a new
+        // database's first table may hold too.
+        let (lower, upper) = (keyRange.lowerBound, [KeySpace.systemMarker, RecordedLimits.key[1] + 1])
         // Byte order, as LevelDB's comparator.
         guard total > 0, !lower.lexicographicallyPrecedes(start), !limit.lexicographicallyPrecedes(upper) else {
             return total
@@ -115,17 +117,19 @@ final class StoredPolicies: @unchecked Sendable {
         return total - min(total, policyTables)
     }
 
-    /// The bytes of the tables whose smallest and largest keys are both policy records', from
-    /// LevelDB's `leveldb.sstables` listing: a line per table, ` 7:262['\xff\x03' @ 1 : 1 ..
-    /// '\xff\x03' @ 1 : 1]` (its number, its size, its smallest and largest internal keys, bytes
-    /// outside printable ASCII escaped as `\xNN`).
+    /// The bytes of the tables whose smallest and largest keys are both recorded settings' (a
+    /// policy record, FF 03, or the recorded limits, FF 17), from LevelDB's `leveldb.sstables`
+    /// listing: a line per table, ` 7:262['\xff\x03' @ 1 : 1 .. '\xff\x17' @ 2 : 1]` (its
+    /// number, its size, its smallest and largest internal keys, bytes outside printable ASCII
+    /// escaped as `\xNN`). Settings sort together after every user key, so such a table holds
+    /// nothing else but other system records between them.
     static func policyOnlyTableBytes(listing: String) -> UInt64 {
-        let policyKey = "'\\xff\\x03"
+        func isSetting(_ key: Substring) -> Bool { key.hasPrefix("'\\xff\\x03") || key.hasPrefix("'\\xff\\x17'") }
         var bytes: UInt64 = 0
         for line in listing.split(separator: "\n") where line.hasPrefix(" ") {
             guard let colon = line.firstIndex(of: ":"), let open = line.range(of: "["),
                 let between = line.range(of: " .. ", range: open.upperBound..<line.endIndex),
-                line[open.upperBound...].hasPrefix(policyKey), line[between.upperBound...].hasPrefix(policyKey),
+                isSetting(line[open.upperBound...]), isSetting(line[between.upperBound...]),
                 let size = UInt64(line[line.index(after: colon)..<open.lowerBound])
             else { continue }
             bytes += size

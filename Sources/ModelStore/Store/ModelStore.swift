@@ -104,10 +104,13 @@ public final class ModelStore: ModelWriter {
         // The first store opened with a shared tier attaches the database to it.
         database.sharedTier?.start(scope: scope)
         if configuration.recordsPolicies {
+            // For `modelstore stats`: one read, a write only when the limits changed. Before the
+            // policy, so that a new database's limits go out with its policy record into the
+            // table of their own (StoredPolicies.record): left in the write buffer, a system
+            // record sorts after every user key and makes the first flush overlap all later ones.
+            RecordedLimits.record(configuration.limits, in: database, sync: configuration.syncWrites)
             // One read the first time in the process, a write only when the policy changed.
             database.policies.record(policy, for: .default, in: database, sync: configuration.syncWrites)
-            // For `modelstore stats`: one read, a write only when the limits changed.
-            RecordedLimits.record(configuration.limits, in: database, sync: configuration.syncWrites)
         }
         // An encrypting store trains no dictionary: it would keep its samples' plaintext.
         if configuration.recordCompression.isEnabled, !configuration.encryption.isEnabled,

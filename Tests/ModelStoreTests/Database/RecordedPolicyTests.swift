@@ -209,6 +209,27 @@ import ModelStoreTestSupport
         #expect(try store.approximateSize() > 0)
     }
 
+    /// A store opened with limits records them (FF 17) before its policy, so a new database's
+    /// first table holds both and nothing else: with the limits left in the write buffer, the
+    /// first flush spanned every later key and LevelDB compacted ascending puts once more
+    /// (PERFORMANCE.md, "Eviction by use").
+    @Test func aNewDatabasesLimitsGoIntoThePolicysTableOfItsOwn() throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.maximumRecordCount = 1_000_000
+        let store = try ModelStore(name: "db", policy: .low, configuration: configuration)
+        defer { try? store.close() }
+        func settingsOnly(_ line: Substring) -> Bool { line.contains("['\\xff\\x03' @") && line.contains(".. '\\xff\\x17' @") }
+        #expect(try tableLines(store).map(settingsOnly) == [true])
+        #expect(try store.approximateSize() == 0)  // recorded settings are not records
+        for index in 0..<100 { try store.set(index, forKey: "k\(100 + index)") }
+        try store.compact(in: .prefix("k"))
+        let tables = try tableLines(store)
+        #expect(tables.count == 2)
+        #expect(tables.filter(settingsOnly).count == 1)
+        #expect(try store.approximateSize() > 0)
+    }
+
     /// As a release from before this rule left it: the policy record in one table with the
     /// records, whose bytes the estimate keeps counting (LevelDB estimates by whole blocks).
     @Test func aPolicyRecordSharingATableWithRecordsLeavesThemInTheEstimate() throws {
