@@ -86,6 +86,40 @@ struct FleetReadPathTests {
         // A key sharing its stripe with one of the others loses its fill (about 1 in 170 each).
         #expect(kept >= keys.count - 3, "\(kept) of \(keys.count) records read from Redis were kept locally")
     }
+
+    /// A record written before the node attached (so older than its doubt's horizon) and read
+    /// from Redis is, once its queued fill lands, served locally without asking Redis again: the
+    /// fill notes it as revalidated as it lands (before, the reader noted it on its own path).
+    /// Redis slowed to 300 ms a byte shows a revalidation.
+    @Test func aRecordReadFromRedisIsNotRevalidatedOnceItsFillLands() throws {
+        let server = try RedisServer()
+        let proxy = try FaultProxy(server)
+        let a = try FleetNode(server)
+        let keys = (0..<5).map { "k\($0)" }
+        for key in keys { try a.store.set(Profile(value: key), forKey: key) }
+        let b = try FleetNode(port: proxy.port, commandTimeout: .seconds(3))
+        let database = try #require(b.tier.registry.attachments(named: "users").first?.database)
+        let horizon = try #require(database.doubtedUntil)
+        for key in keys {
+            #expect(try b.value(key) == key)
+        }
+        #expect(try timeUntil(within: .seconds(2)) {
+            try keys.allSatisfy { try b.store.snapshot().object(Profile.self, forKey: $0) != nil }
+        } != nil)
+        // Older than the horizon: doubted, unless noted as revalidated.
+        let snapshot = try b.store.snapshot()
+        for key in keys {
+            let entry = try #require(try snapshot.entry(Profile.self, forKey: key))
+            #expect(entry.storedAt <= horizon)
+        }
+        try proxy.delay(milliseconds: 300)
+        let clock = ContinuousClock()
+        let start = clock.now
+        for key in keys { #expect(try b.value(key) == key) }
+        let took = clock.now - start
+        try proxy.delay(milliseconds: 0)
+        #expect(took < .milliseconds(250), "re-reading \(keys.count) records stored from Redis took \(took)")
+    }
 }
 
 /// Runs `body` on a thread of its own (not Swift's cooperative pool) and returns what it returned.

@@ -122,7 +122,7 @@ extension Scope {
     /// A shell compiled in the caller's module: a model the object cache holds, live, is taken
     /// by the step that is not generic, ``cachedObject(forKey:take:)``, with the one generic
     /// operation, taking the model out of its box, specialised here; anything else goes to
-    /// ``readObject(_:forKey:)`` (unspecialised, a cached hit paid about a third of its cost in
+    /// ``readObject(_:forKey:into:)`` (unspecialised, a cached hit paid about a third of its cost in
     /// generic metadata look-ups there: PERFORMANCE.md, "A plain store against 2bd6e82").
     @inlinable
     func object<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
@@ -136,13 +136,18 @@ extension Scope {
                 return cached.take()
             }
         }
-        return try readObject(type, forKey: key)
+        // Decoded into a slot of `Value` itself: unspecialised code that holds a `Value?` looks
+        // up `Optional<Value>`'s type metadata on each call (see `metadata(_:forKey:)`).
+        return try withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
+            let slot = buffer.baseAddress.unsafelyUnwrapped
+            return try readObject(type, forKey: key, into: slot) ? slot.move() : nil
+        }
     }
 
     /// The hit step of ``object(_:forKey:)``: true once `take` took the model the object cache
     /// holds for `key`, live; false when the cache cannot answer (no cache, a snapshot's scope,
     /// not cached, cached as another type, or expired: a model `take` took is then the caller's to
-    /// drop): the caller then reads through ``readObject(_:forKey:)``, which finds an expired model
+    /// drop): the caller then reads through ``readObject(_:forKey:into:)``, which finds an expired model
     /// again and purges it. Throws what that read throws first: the scope is usable, then the key.
     ///
     /// The model is copied out under its shard's lock, and nothing else of the cache's item.
@@ -169,11 +174,16 @@ extension Scope {
     }
 
     /// ``object(_:forKey:)`` once the cache did not answer: the same steps as
-    /// ``entry(_:forKey:includingExpired:)``, decoding straight into a local: no entry and no
+    /// ``entry(_:forKey:includingExpired:)``, decoding straight into `slot`: no entry and no
     /// tuple are built, which saves the generic-metadata lookups unspecialised code pays for them
-    /// on every call (PERFORMANCE.md, "Where the time goes").
+    /// on every call (PERFORMANCE.md, "Where the time goes"), and no `Value?` is held (its
+    /// metadata was looked up twice per read: in here and in the closure that decoded into it).
+    /// Returns whether it initialized `slot` (false: no live record); `slot` is left
+    /// uninitialized when this returns false or throws.
     @usableFromInline
-    func readObject<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+    func readObject<Value: Decodable>(
+        _ type: Value.Type, forKey key: String, into slot: UnsafeMutablePointer<Value>
+    ) throws -> Bool {
         let database = try open()
         try ModelStore.validate(key: key)
         // The clock is read only for a record that can expire (see `lookup`).
@@ -185,24 +195,31 @@ extension Scope {
         if cacheable, let item = database.cache?.lookup(key, in: space), let value = item.value.model(of: Value.self) {
             guard reader.isExpired(item.header, readingClockInto: &now) else {
                 database.didUse(hash: item.useHash)
-                return value
+                slot.initialize(to: value)
+                return true
             }
             try space.withPhysicalKey(key) { purge($0, now: now) }
-            return nil
+            return false
         }
         let cache = cacheable ? database.cache : nil
         let generation = cache?.generation(of: key, in: space) ?? 0
-        var value: Value? = nil
+        var found = false
         var kept: CachedRecord? = nil
-        try lookup(key, as: type, expired: .purge, now: &now, through: snapshot) { record, header, _ in
-            value = try reader.decodePayload(type, key: key, header: header, record: record)
-            // Kept for the cache, so an entry served from it still has its metadata and tags.
-            if cache != nil { kept = CachedRecord(record, header: header, codec: reader.codec) }
+        do {
+            try lookup(key, as: type, expired: .purge, now: &now, through: snapshot) { record, header, _ in
+                slot.initialize(to: try reader.decodePayload(type, key: key, header: header, record: record))
+                found = true
+                // Kept for the cache, so an entry served from it still has its metadata and tags.
+                if cache != nil { kept = CachedRecord(record, header: header, codec: reader.codec) }
+            }
+        } catch {
+            if found { slot.deinitialize(count: 1) }
+            throw error
         }
-        if let cache, let value, let kept {
-            cache.insert(key, in: space, kept.item(value), ifGeneration: generation)
+        if let cache, found, let kept {
+            cache.insert(key, in: space, kept.item(slot.pointee), ifGeneration: generation)
         }
-        return value
+        return found
     }
 
     /// The record for `key` with its metadata, or nil; with `includingExpired`, an expired one

@@ -173,8 +173,10 @@ extension Scope {
         case .live(let tags, let version):
             let bytes = restamped ?? shared.bytes
             storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
-            // Read from the tier just now: current, whatever its version says of the horizon.
-            tier.noteValidated(key, in: space)
+            // Read from the tier just now: current, whatever its version says of the horizon. A
+            // queued fill notes it as it lands, off the reader's path (only then is there a
+            // local record to doubt); a replacement, at once.
+            if replacing != nil { tier.noteValidated(key, in: space) }
             // The restamp keeps storedAt: the version read is the one stored.
             tier.noteFilled(key, in: space, version: version)
             return bytes
@@ -199,7 +201,8 @@ extension Scope {
         guard replacing != nil else {
             tier.fills.add(
                 SharedTierFills.Fill(
-                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.key),
+                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.key,
+                    doubtsBegun: seen.doubtsBegun),
                 tier: tier)
             return
         }

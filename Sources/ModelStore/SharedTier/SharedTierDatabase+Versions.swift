@@ -34,7 +34,11 @@ extension SharedTierDatabase {
         guard let scope else { return }
         let horizon = clock.issue(scope.reader.now())
         var revalidated = Set<ByteKey>()
-        validated.withLock { swap(&$0, &revalidated) }
+        validated.withLock { keys in
+            swap(&keys, &revalidated)
+            // Under the lock: a queued fill's note checks this count and inserts in one step.
+            _ = doubtsBegun.add(1)
+        }
         // A record kept because the tier knew nothing of it, still owed its refresh, stays owed
         // it across a loss of the tier's data: it was never confirmed.
         let owed = unconfirmed.withLock { keys -> Set<ByteKey> in
@@ -81,6 +85,19 @@ extension SharedTierDatabase {
         guard doubtHorizon.load() != 0 else { return }
         validated.withLock { keys in
             if keys.count < Self.validatedLimit { keys.insert(ByteKey(key, in: space)) }
+        }
+    }
+
+    /// Notes that the records of the queued fills `fills` landed as read from the tier (so they
+    /// are current, whatever their versions say of the horizon), each only if no doubt began
+    /// since it was read: one that began after the read doubts what was read before it.
+    func noteValidated(_ fills: [SharedTierFills.Fill]) {
+        guard doubtHorizon.load() != 0 else { return }
+        validated.withLock { keys in
+            let current = doubtsBegun.load()
+            for fill in fills where fill.doubtsBegun == current && keys.count < Self.validatedLimit {
+                keys.insert(ByteKey(fill.key, in: fill.scope.space))
+            }
         }
     }
 

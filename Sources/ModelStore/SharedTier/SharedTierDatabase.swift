@@ -30,6 +30,10 @@ public final class SharedTierDatabase: Sendable {
     let doubtHorizon = AtomicWord()
     /// Keys of records older than the horizon that were revalidated since it was set.
     let validated = Locked(Set<ByteKey>())
+    /// Counts the doubts begun (raised under ``validated``'s lock as it is emptied): a record read
+    /// from the tier before a doubt began is not noted as revalidated after it (a queued fill
+    /// notes its key as it lands, `SharedTierFills.swift`).
+    let doubtsBegun = AtomicWord()
     /// The horizon of the last doubt that was not a loss of the tier's data (attach, missed
     /// invalidations), as a Float64's bits: a record at or before it that the tier knows nothing
     /// of may be older than a write this node never heard of (``enterDoubtAfterDataLoss()``).
@@ -182,12 +186,15 @@ public final class SharedTierDatabase: Sendable {
         let remote: UInt64
         /// The counts of the key's stripe and of bulk changes (what a queued fill is checked against).
         let key: SharedTierKeyChanges.Reading
+        /// The count of doubts begun (``doubtsBegun``): what a queued fill's revalidation note is
+        /// checked against.
+        let doubtsBegun: UInt64
     }
 
     /// The counts now, for a read of `key` in `collection` (``ChangesSeen``).
     func changesSeen(_ collection: String?, _ key: String) -> ChangesSeen {
         let keyReading = keyChanges.reading(collection, key)
-        return ChangesSeen(remote: remoteChanges.load(), key: keyReading)
+        return ChangesSeen(remote: remoteChanges.load(), key: keyReading, doubtsBegun: doubtsBegun.load())
     }
 
     /// Runs `body`, a bulk removal of this process (by prefix, tag or key space, with its

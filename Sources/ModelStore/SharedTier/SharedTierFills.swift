@@ -25,6 +25,10 @@ final class SharedTierFills: Sendable {
         /// The counts of changes (remote and this process's) of the key's stripe and of bulk
         /// changes when the tier was asked (SharedTierKeyChanges.swift).
         let seen: SharedTierKeyChanges.Reading
+        /// The count of the database's doubts begun when the tier was asked: the key is noted as
+        /// revalidated as the fill lands only if none began since
+        /// (``SharedTierDatabase/noteValidated(_:)``).
+        let doubtsBegun: UInt64
     }
 
     private let state = Locked<(queued: [Fill], draining: Bool)>(([], false))
@@ -73,6 +77,7 @@ final class SharedTierFills: Sendable {
                 let batch = LevelDBWriteBatch()
                 var changes = ChangeList()
                 var written = Set<WrittenKey>()
+                var landing: [Fill] = []
                 // The last read of a key wins (read after the others).
                 for fill in fills.reversed() where fill.seen == tier.keyChanges.reading(fill.scope.space.collection, fill.key)
                     && (fills.count == 1 || written.insert(WrittenKey(bytes: fill.keyBytes)).inserted)
@@ -86,8 +91,13 @@ final class SharedTierFills: Sendable {
                         if !fill.tags.isEmpty { TagIndex.addEntries(for: fill.tags, recordKey: keyBytes, to: batch) }
                     }
                     changes.append(KeyChange(fill.key, in: fill.scope.space, .set))
+                    landing.append(fill)
                 }
-                if batch.count > 0 { try hold.write(.batch(batch), changes, sync: false) }
+                guard batch.count > 0 else { return }
+                // Noted before the write, under the gate: once a record is there, it is not doubted
+                // (a note for a write that then fails names a key with no record: harmless).
+                tier.noteValidated(landing)
+                try hold.write(.batch(batch), changes, sync: false)
             }
         }
     }
