@@ -208,7 +208,9 @@ let package = Package(
         // A node of a fleet for the shared tier's tests: a store over a RedisTier, driven on stdin.
         .executableTarget(
             name: "ModelStoreRedisNode",
-            dependencies: ["ModelStore", "ModelStoreRedis", "ModelStoreTestSupport"],
+            dependencies: [
+                "ModelStore", "ModelStoreRedis", "ModelStoreTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/ModelStoreRedisNode",
             swiftSettings: strictSettings
         ),

@@ -7,6 +7,7 @@
 // `hold KEY` (a read-through whose fetch never ends; answers `holding` once it fetches),
 // `await KEY VALUE LIMIT_MS` (answers the microseconds until KEY reads VALUE locally), `quit`.
 import Foundation
+import Logging
 import ModelStore
 import ModelStoreRedis
 import ModelStoreTestSupport
@@ -35,9 +36,13 @@ func say(_ line: String) {
 let lockMilliseconds = ProcessInfo.processInfo.environment["MODELSTORE_REDIS_LOCK_MS"].flatMap { Int($0) } ?? 5_000
 // MODELSTORE_REDIS_STREAM_LENGTH shortens the stream, for the test that trims it past a paused node.
 let streamLength = ProcessInfo.processInfo.environment["MODELSTORE_REDIS_STREAM_LENGTH"].flatMap { Int($0) } ?? 100_000
+// The log names the node (its directory) and its process, so a fleet's interleaved logs can be
+// told apart; MODELSTORE_NODE_LOG_LEVEL (`debug`, `trace`) shows more of what the tier does.
+var logger = Logger(label: "ModelStoreRedis[\(URL(fileURLWithPath: arguments[2]).lastPathComponent) \(getpid())]")
+logger.logLevel = ProcessInfo.processInfo.environment["MODELSTORE_NODE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 let tier = try RedisTier(
     host: "127.0.0.1", port: port, keyPrefix: arguments[3], commandTimeout: .milliseconds(500),
-    streamLength: streamLength, fetchLockLifetime: .milliseconds(lockMilliseconds))
+    streamLength: streamLength, fetchLockLifetime: .milliseconds(lockMilliseconds), logger: logger)
 var configuration = ModelStore.Configuration()
 configuration.directory = URL(fileURLWithPath: arguments[2])
 configuration.sharedTier = tier

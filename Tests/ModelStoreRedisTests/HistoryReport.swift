@@ -11,8 +11,9 @@ struct HistoryReport {
     let bounds: HistoryBounds
     /// The lines that say how the run was made (seed, rerun command, sizes), printed first.
     let header: [String]
-    /// How many misses, and violations of each kind, are shown in full.
-    var shown = 3
+    /// How many misses, and violations of each kind, are shown in full
+    /// (`MODELSTORE_HISTORY_SHOWN` shows more).
+    var shown = ProcessInfo.processInfo.environment["MODELSTORE_HISTORY_SHOWN"].flatMap { Int($0) } ?? 3
 
     /// The whole report.
     var text: String {
@@ -31,7 +32,9 @@ struct HistoryReport {
             let kinds = Dictionary(grouping: verdict.violations, by: \.kind)
             let counts = kinds.map { "\($0.value.count) \($0.key)" }.sorted()
             lines.append(
-                "Violations: \(verdict.violations.count) (\(counts.joined(separator: ", "))); the first of each kind:")
+                "Violations: \(verdict.violations.count) (\(counts.joined(separator: ", "))), from "
+                    + "\(Self.format(verdict.violations.map(\.time).min()!)) to \(Self.format(verdict.violations.map(\.time).max()!)); "
+                    + "the first of each kind:")
             // Kinds in the order their first violation happened; a few of each, so one kind
             // (a burst of stale reads after one fault) does not hide the others.
             for kind in kinds.keys.sorted(by: { kinds[$0]![0].time < kinds[$1]![0].time }) {
