@@ -129,11 +129,16 @@ final class InvalidationReader: Sendable {
     private func run() {
         var position: Position? = nil
         var failures = 0
+        // Whether the last failure was Redis's answer on a working connection (a damaged key),
+        // rather than Redis being unreachable.
+        var refused = false
         while !isStopped {
             if failures > 0 {
                 // After any failure, connecting or reading: a damaged key that fails every read
-                // must not turn this thread into a loop of reconnections.
-                let backoff = min(RedisPool.longestBackoff, .milliseconds(50) * (1 << min(failures - 1, 10)))
+                // must not turn this thread into a loop of reconnections. Redis unreachable is
+                // tried again sooner: this thread tells the pool and the publisher it is back.
+                let limit = refused ? RedisPool.longestBackoff : RedisPool.longestBackgroundBackoff
+                let backoff = RedisPool.backoff(afterFailures: failures, limit: limit)
                 Thread.sleep(forTimeInterval: TimeBounds.seconds(backoff))
                 if isStopped { return }
             }
@@ -144,6 +149,7 @@ final class InvalidationReader: Sendable {
                 if failures > 0 { metrics.reconnects.increment() }
             } catch {
                 failures += 1
+                refused = false
                 update {
                     $0.failedConnections += 1
                     $0.isSettled = true
@@ -153,6 +159,7 @@ final class InvalidationReader: Sendable {
             }
             do throws(RedisFailure) {
                 position = try resume(from: position, on: connection)
+                if failures > 0 { publisher.redisIsReachable() }
                 // Not after a stop (which may have come while this connection resumed).
                 update {
                     $0.isFollowing = !isStopped
@@ -168,6 +175,7 @@ final class InvalidationReader: Sendable {
                 update { $0.isSettled = true }
                 guard !isStopped else { return }
                 failures += 1
+                refused = !error.brokeConnection && !connection.isBroken
                 metrics.errors.increment()
                 health.failed("the invalidation stream (reconnecting)", error)
             }

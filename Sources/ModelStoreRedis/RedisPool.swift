@@ -12,6 +12,9 @@ import ModelStore
 /// in a task hands them to the pool's own Dispatch queue and waits.
 /// After a failed connect, calls fail at once (no connect is tried) until the backoff has passed:
 /// 50 ms, doubling to at most 5 s; so while Redis is down, readers and writers pay nothing for it.
+/// The tier's background threads end the backoff sooner (``endBackoff()``): the invalidation
+/// reader when it reconnected, the publisher before each retry of what it owes. So callers never
+/// wait out a backoff that outlived the outage by seconds.
 final class RedisPool: Sendable {
     let endpoint: RedisEndpoint
     private let metrics: RedisTierMetrics
@@ -37,8 +40,17 @@ final class RedisPool: Sendable {
         var everConnected = false
     }
 
-    /// The longest backoff between connection attempts.
+    /// The longest backoff between connection attempts of the tier's callers.
     static let longestBackoff: Duration = .seconds(5)
+    /// The longest backoff of the tier's background threads (the invalidation reader, the
+    /// publisher) between attempts to reach Redis again: they notice its return for everyone, and
+    /// the fleet's promise after a restart (about 500 ms) leaves no room for more.
+    static let longestBackgroundBackoff: Duration = .milliseconds(250)
+
+    /// The wait after `failures` failed attempts in a row: 50 ms, doubling, at most `limit`.
+    static func backoff(afterFailures failures: Int, limit: Duration = longestBackoff) -> Duration {
+        min(limit, .milliseconds(50) * (1 << min(max(failures, 1) - 1, 10)))
+    }
 
     init(endpoint: RedisEndpoint, size: Int, metrics: RedisTierMetrics, logger: Logger) {
         self.endpoint = endpoint
@@ -170,7 +182,7 @@ final class RedisPool: Sendable {
             metrics.errors.increment()
             let backoff = state.withLock { state -> Duration in
                 state.failures += 1
-                let backoff = min(Self.longestBackoff, .milliseconds(50) * (1 << min(state.failures - 1, 10)))
+                let backoff = Self.backoff(afterFailures: state.failures)
                 state.retryAt = ContinuousClock.now + backoff
                 return backoff
             }
@@ -182,6 +194,14 @@ final class RedisPool: Sendable {
     private func checkIn(_ connection: RedisConnection) {
         guard !connection.isBroken else { return }
         state.withLock { $0.idle.append(connection) }
+    }
+
+    /// Lets the next call try to connect at once: another connection reached Redis (the
+    /// invalidation reader's), or the publisher retries what it owes on a backoff of its own. A
+    /// connection that fails starts the callers' backoff again, where it left off.
+    func endBackoff() {
+        // The failures stay counted until a call connects (which counts the reconnection).
+        state.withLock { $0.retryAt = nil }
     }
 
     /// Drops every idle connection (closing them).

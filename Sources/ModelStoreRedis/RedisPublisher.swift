@@ -16,8 +16,8 @@ import Tracing
 /// back every other process still hears of it (for a database with more than
 /// ``pendingLimit`` keys waiting, as one removal of the whole database). The outbox keeps it
 /// across a kill: a process publishes what it owes when it attaches again. An outbox entry goes
-/// ``settleDelay`` after Redis applied it, so a Redis that loses its data right after (restarted
-/// empty, flushed) is sent it again (``republishOutboxes()``).
+/// once Redis kept what it published for ``settleDelay`` (``OutboxSettler``), so a Redis that
+/// loses its data before (restarted empty, flushed) is sent it again (``republishOutboxes()``).
 final class RedisPublisher: Sendable {
     private let pool: RedisPool
     /// The pool's: what the log says of Redis being lost and back.
@@ -32,14 +32,17 @@ final class RedisPublisher: Sendable {
     private let queue = DispatchQueue(label: "ModelStoreRedis.publisher")
     private let condition = NSCondition()
     private let state = Guarded(State())
+    /// Lets outbox entries go once Redis kept what they published.
+    private let settler: OutboxSettler
 
     /// Keys of one database waiting beyond which they become one whole-database removal.
     static let pendingLimit = 50_000
     /// Keys per script call.
     static let chunkSize = 256
 
-    /// How long an outbox entry stays after Redis applied it: longer than the other nodes take to
-    /// read the stream's entry, so a loss of Redis's data before they did is repaired.
+    /// How long Redis must keep what an outbox entry published before the entry goes: longer than
+    /// the other nodes take to read the stream's entry, so a loss of Redis's data before they did
+    /// is repaired.
     static let settleDelay: Duration = .seconds(2)
 
     private struct Pending {
@@ -78,6 +81,7 @@ final class RedisPublisher: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.waitLimit = waitLimit
+        settler = OutboxSettler(pool: pool, keys: keys, queue: queue, delay: Self.settleDelay)
     }
 
     /// The writer's span: from queueing its invalidation to its publication (or to giving up
@@ -214,7 +218,7 @@ final class RedisPublisher: Sendable {
             for (attachment, work) in batch {
                 if let rest = publish(work, of: attachment) { failed.append((attachment, rest)) }
             }
-            let retry = state.withLock { state -> Duration? in
+            let backoff = state.withLock { state -> Duration? in
                 state.attempted = max(state.attempted, ticket)
                 guard !failed.isEmpty else {
                     state.failing = false
@@ -236,23 +240,37 @@ final class RedisPublisher: Sendable {
                 state.failing = true
                 state.failures += 1
                 state.draining = false
-                return min(RedisPool.longestBackoff, .milliseconds(50) * (1 << min(state.failures - 1, 10)))
+                return RedisPool.backoff(afterFailures: state.failures, limit: RedisPool.longestBackgroundBackoff)
             }
             condition.lock()
             condition.broadcast()
             condition.unlock()
-            if let retry {
-                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(retry)))) { [self] in
-                    let start = state.withLock { state -> Bool in
-                        guard !state.draining else { return false }
-                        state.draining = true
-                        return true
-                    }
-                    if start { drain() }
-                }
+            if let backoff {
+                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(backoff)))) { [self] in retry() }
                 return
             }
         }
+    }
+
+    /// Tries again what failed, now: the backoff passed, or Redis is known to be back (the
+    /// invalidation reader reconnected). The pool's callers' backoff ends too, so the retry tries
+    /// to connect; if it fails, the pool's backoff starts again.
+    func retry() {
+        let start = state.withLock { state -> Bool in
+            guard state.failing, !state.draining, !state.pending.isEmpty else { return false }
+            state.draining = true
+            return true
+        }
+        guard start else { return }
+        pool.endBackoff()
+        queue.async { self.drain() }
+    }
+
+    /// Another connection reached Redis again (the invalidation reader's): the pool's callers stop
+    /// backing off, and what failed is published now.
+    func redisIsReachable() {
+        pool.endBackoff()
+        retry()
     }
 
     /// Publishes one database's queued work; returns what is left when Redis failed.
@@ -310,7 +328,7 @@ final class RedisPublisher: Sendable {
                 published.note(sequence, epoch: known.epoch)
                 attachment.noteGeneration(generation)
                 metrics.invalidationsSent.increment()
-                settle(bulk: invalidation, of: attachment)
+                settle(bulk: invalidation, of: attachment, epoch: known.epoch, sequence: sequence)
                 return true
             case .success(let reply) where reply.bytes == Array("epoch".utf8):
                 attachment.forgetGeneration()
@@ -355,7 +373,7 @@ final class RedisPublisher: Sendable {
                 }
                 published.note(sequence, epoch: known.epoch)
                 metrics.invalidationsSent.increment()
-                settle(bulk: invalidation, of: attachment)
+                settle(bulk: invalidation, of: attachment, epoch: known.epoch, sequence: sequence)
                 return true
             default:
                 return false
@@ -365,20 +383,20 @@ final class RedisPublisher: Sendable {
     }
 
     /// Lets the outbox entry of a bulk removal go once Redis applied it. A tag removal's goes
-    /// ``settleDelay`` after, as a key's: a Redis that loses its data before the other nodes read
+    /// once Redis kept it for ``settleDelay``, as a key's: a Redis that loses its data before the other nodes read
     /// the entry is sent it again, which its version makes harmless (its clock only rises, and a
     /// node removes only the records it covers). A removal by prefix (or of the database) goes at
     /// once: sending it again would raise the generation again, making every record in Redis
     /// unreachable once more, and remove newer records with the prefix on every node.
-    private func settle(bulk invalidation: SharedTierInvalidation, of attachment: RedisAttachment) {
+    private func settle(
+        bulk invalidation: SharedTierInvalidation, of attachment: RedisAttachment, epoch: [UInt8], sequence: Int64
+    ) {
         let database = attachment.database
         guard case .tag(_, _?) = invalidation, !attachment.isDetached else {
             database.didPublish(bulk: invalidation)
             return
         }
-        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(Self.settleDelay)))) {
-            database.didPublish(bulk: invalidation)
-        }
+        settler.settle(epoch: epoch, sequence: sequence) { database.didPublish(bulk: invalidation) }
     }
 
     /// Stores what the outbox owes for each key in Redis (its record, or a tombstone) where Redis
@@ -487,7 +505,8 @@ final class RedisPublisher: Sendable {
             logger.warning("A publication's reply ModelStoreRedis cannot read", metadata: ["reply": "\(reply)"])
             return .failed
         }
-        if let sequence = parts[0].integer, sequence > 0 { published.note(sequence, epoch: generation.epoch) }
+        let sequence = parts[0].integer ?? 0
+        if sequence > 0 { published.note(sequence, epoch: generation.epoch) }
         for (key, token) in released { attachment.fetchLocks.release(key, token: token) }
         var settled: [(key: SharedTierKey, version: SharedTierVersion?)] = []
         var lost: [SharedTierChange] = []
@@ -510,9 +529,7 @@ final class RedisPublisher: Sendable {
         if !attachment.isDetached {
             let database = attachment.database
             let settled = settled
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds(Self.settleDelay)))) {
-                database.didPublish(settled)
-            }
+            settler.settle(epoch: generation.epoch, sequence: sequence) { database.didPublish(settled) }
         }
         return .published
     }

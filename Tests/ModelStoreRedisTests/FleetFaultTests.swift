@@ -255,3 +255,85 @@ struct FleetFaultTests {
         #expect(staleRounds.count == 0, "\(staleRounds.count) of 20 rounds served stale values: \(staleRounds.joined(separator: "; "))")
     }
 }
+
+// MARK: - h. A write Redis lost before a partitioned node read it
+
+extension FleetFaultTests {
+    /// Finding: an outbox entry went a fixed 2 s after Redis applied it, even while Redis was
+    /// down. A write published just before Redis was killed, with Redis down for longer than
+    /// that, was let go before any node could have read its stream entry; Redis came back empty,
+    /// the writer had nothing left to publish again, and a node that held the older record kept
+    /// it for good (`FleetHistoryTests`, seed 2242806741846104308, among its causes).
+    ///
+    /// Guarantee: b (through a proxy) holds k=v1; the proxy partitions b from Redis; a writes
+    /// k=v2 (Redis holds it); Redis is killed for a second longer than the settle delay, starts
+    /// again empty, and the partition heals: within 10 s b reads v2, and does not go back.
+    @Test func aWriteRedisLostBeforeAPartitionedNodeReadItStillReachesIt() throws {
+        let server = try RedisServer()
+        let proxy = try FaultProxy(server)
+        let a = try Self.node(server.port)
+        let b = try Self.node(proxy.port)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        #expect(try b.holdsLocally("k"))
+        try proxy.partition()
+        try a.store.set(Profile(value: "v2"), forKey: "k")
+        let published = try timeUntil { try server.recordValue(of: "k", as: a, among: ["v1", "v2"]) == "v2" }
+        #expect(published != nil, "Redis never held a's v2")
+        server.kill()
+        // Real time on purpose: the finding is Redis down for longer than the settle delay.
+        Thread.sleep(forTimeInterval: TimeBounds.seconds(RedisPublisher.settleDelay + .seconds(1)))
+        try server.start()
+        try proxy.heal()
+
+        var seen: String?
+        let reached = try timeUntil(within: .seconds(10)) {
+            seen = try b.value("k")
+            return seen == "v2"
+        }
+        #expect(reached != nil, "10 s after Redis restarted empty and the partition healed, b reads k=\(shown(seen))")
+        if reached != nil {
+            let wentBack = try violations(during: .milliseconds(500)) { try b.value("k") == "v2" ? nil : "not v2" }
+            #expect(wentBack.isEmpty, "b read something else than v2 \(wentBack.count) times after reading it")
+        }
+    }
+}
+
+// MARK: - i. Redis back after a long outage
+
+extension FleetFaultTests {
+    /// Finding: the tier retried Redis under a backoff that doubled to 5 s, in the pool, the
+    /// publisher and the invalidation reader alike. After an outage of a few seconds, a write
+    /// made during it reached the other nodes seconds after Redis was back, and a node that held
+    /// the older record served it all that time (`FleetHistoryTests`, seed 2242806741846104308:
+    /// stale reads for 2.6 s after two outages 1 s apart).
+    ///
+    /// Guarantee: Redis killed for 3.3 s while a writes (its pool's backoff grows meanwhile) and
+    /// b holds the older record; once Redis is back (empty), b reads a's write within 1 s.
+    @Test func aWriteMadeDuringALongOutageReachesTheFleetWithinASecondOfRedisReturn() throws {
+        let server = try RedisServer()
+        let a = try Self.node(server.port)
+        let b = try Self.node(server.port)
+        try a.store.set(Profile(value: "v1"), forKey: "k")
+        #expect(try b.holdsLocally("k"))
+        server.kill()
+        let clock = ContinuousClock()
+        let outage = clock.now
+        // Writes and misses all along: every one that reaches the pool while it backs off fails.
+        var index = 0
+        while clock.now - outage < .milliseconds(3_300) {
+            try a.store.set(Profile(value: "v\(index + 2)"), forKey: "k")
+            _ = try a.value("missing-\(index)")
+            index += 1
+            usleep(20_000)
+        }
+        let last = "v\(index + 1)"
+        try server.start()
+        var seen: String?
+        let reached = try timeUntil(within: .seconds(10)) {
+            seen = try b.value("k")
+            return seen == last
+        }
+        #expect(reached != nil, "10 s after Redis came back, b reads k=\(shown(seen)), not \(last)")
+        if let reached { #expect(reached < .seconds(1), "b read a's last write \(reached) after Redis came back") }
+    }
+}
