@@ -9,7 +9,7 @@ import ModelStore
 /// ``run(_:)`` blocks its caller for at most about the command timeout. hiredis's blocking calls
 /// never run on Swift's cooperative pool: a caller on a thread of its own (a server's request
 /// thread, a Dispatch queue, the publisher's queue) makes them itself, with no hand-off; a caller
-/// in a task hands them to the pool's own Dispatch queue and waits.
+/// in a task hands them to the pool's own threads and waits.
 /// After a failed connect, calls fail at once (no connect is tried) until the backoff has passed:
 /// 50 ms, doubling to at most 5 s; so while Redis is down, readers and writers pay nothing for it.
 /// The tier's background threads end the backoff sooner (``endBackoff()``): the invalidation
@@ -24,13 +24,12 @@ final class RedisPool: Sendable {
     private let permits: DispatchSemaphore
     /// The endpoint's command timeout, converted once.
     private let commandTimeout: DispatchTimeInterval
-    /// Where a caller in a task has its calls made. Still a concurrent Dispatch queue, which on
-    /// Linux shares threads with Swift's cooperative pool: with `BlockingThreads` here instead,
-    /// `FleetHistoryTests` (seed 13005965860921027707) failed 2 runs of 5 with stale reads after
-    /// Redis restarts, against 5 of 5 passed with this queue; not explained yet (issue 37). The
-    /// read-through's waits, the hot path from tasks, run on `BlockingThreads` and call the
-    /// pool from there, with no hand-off.
-    private let queue = DispatchQueue(label: "ModelStoreRedis.pool", attributes: .concurrent)
+    /// Where a caller in a task has its calls made: threads of the pool's own, not a concurrent
+    /// Dispatch queue, which on Linux shares its threads with Swift's cooperative pool. (An earlier
+    /// try of these threads saw `FleetHistoryTests` seed 13005965860921027707 fail 2 runs of 5
+    /// with stale reads after Redis restarts; with the background retries that end the backoff,
+    /// it passed 5 of 5.)
+    private let threads = BlockingThreads(name: "ModelStoreRedis.pool", limit: 16)
     private let state = Guarded(State())
 
     private struct State {
@@ -79,7 +78,7 @@ final class RedisPool: Sendable {
         return withoutActuallyEscaping(body) { body in
             let handOff = HandOff(body)
             let done = DispatchSemaphore(value: 0)
-            queue.async { [self] in
+            threads.run { [self] in
                 handOff.run(self)
                 done.signal()
             }
@@ -88,10 +87,10 @@ final class RedisPool: Sendable {
         }
     }
 
-    /// A call handed to the pool's queue, and its result. The body is dropped as soon as it ran,
+    /// A call handed to the pool's threads, and its result. The body is dropped as soon as it ran,
     /// before the caller is woken: it is the caller's non-escaping closure.
     private final class HandOff<Value: Sendable>: @unchecked Sendable {
-        // @unchecked: written on the queue's thread before the semaphore's signal, read by the
+        // @unchecked: written on the pool's thread before the semaphore's signal, read by the
         // caller after its wait.
         private var body: (@Sendable (RedisConnection) throws -> Value)?
         var result: Result<Value, RedisFailure>?
