@@ -117,6 +117,17 @@ extension Scope {
         return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier)
     }
 
+    /// Takes the tier's record of `key` into the local store unless a local record is there
+    /// (SharedTierDatabase+Refresh.swift): as a read that missed locally would, with the same
+    /// checks, its fill queued off this thread.
+    func refreshFromTier(_ key: String, tier: SharedTierDatabase) {
+        try? space.withPhysicalKey(key) { keyBytes in
+            let absent = try database.run { engine in try engine.withValue(forKey: keyBytes) { $0 == nil } }
+            guard absent else { return }
+            _ = sharedRecord(key, keyBytes: keyBytes, tier: tier)
+        }
+    }
+
     /// `shared`, verified as a local record of `key`, live, and restamped with at most the tier's
     /// remaining lifetime, after storing it locally in place of the record of version `replacing`
     /// (nil: of none); nil for an expired record, or one that is not a valid record of this key

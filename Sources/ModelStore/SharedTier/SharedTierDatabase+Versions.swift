@@ -174,6 +174,8 @@ extension SharedTierDatabase {
     /// Every named key is forgotten in memory either way.
     func dropOlder(than changes: [SharedTierChange], _ scope: Scope) throws {
         for change in changes { clock.observe(change.version.time) }
+        var dropped: [SharedTierKey] = []
+        defer { refreshLater(dropped, scope) }
         var byCollection: [String?: [SharedTierChange]] = [:]
         for change in changes { byCollection[change.key.collection, default: []].append(change) }
         for (collection, changes) in byCollection {
@@ -192,6 +194,7 @@ extension SharedTierDatabase {
                         if older {
                             batch.delete(key: keyBytes)
                             removed.append(KeyChange(change.key.key, in: space, .removed))
+                            dropped.append(change.key)
                         } else {
                             hold.forget(KeyChange(change.key.key, in: space, .set))
                         }
