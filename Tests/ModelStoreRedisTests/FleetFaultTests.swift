@@ -271,10 +271,7 @@ extension FleetFaultTests {
     @Test func aWriteRedisLostBeforeAPartitionedNodeReadItStillReachesIt() throws {
         let server = try RedisServer()
         let proxy = try FaultProxy(server)
-        let a = try Self.node(server.port)
-        let b = try Self.node(proxy.port)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        #expect(try b.holdsLocally("k"))
+        let (a, b) = try FleetNode.pair(aPort: server.port, bPort: proxy.port, commandTimeout: Self.commandTimeout)
         try proxy.partition()
         try a.store.set(Profile(value: "v2"), forKey: "k")
         let published = try timeUntil { try server.recordValue(of: "k", as: a, among: ["v1", "v2"]) == "v2" }
@@ -311,10 +308,7 @@ extension FleetFaultTests {
     /// b holds the older record; once Redis is back (empty), b reads a's write within 1 s.
     @Test func aWriteMadeDuringALongOutageReachesTheFleetWithinASecondOfRedisReturn() throws {
         let server = try RedisServer()
-        let a = try Self.node(server.port)
-        let b = try Self.node(server.port)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        #expect(try b.holdsLocally("k"))
+        let (a, b) = try FleetNode.pair(aPort: server.port, bPort: server.port, commandTimeout: Self.commandTimeout)
         server.kill()
         let clock = ContinuousClock()
         let outage = clock.now

@@ -1,6 +1,7 @@
 import Foundation
 import ModelStore
 import ModelStoreTestSupport
+import Testing
 @testable import ModelStoreRedis
 
 /// A model for the shared tier's tests.
@@ -98,4 +99,19 @@ func timeUntil(within limit: Duration = .seconds(5), _ condition: () throws -> B
 func recordKey(_ node: FleetNode, database: String = "users", collection: String? = nil, _ key: String) -> [UInt8] {
     let generation = node.tier.registry.attachments(named: database).first?.generation() ?? RedisGeneration(epoch: [], number: 0)
     return node.tier.keys.record(database: database, generation: generation, key: SharedTierKey(collection: collection, key: key))
+}
+
+extension FleetNode {
+    /// Two nodes, a and b, whose tiers connect to `aPort` and `bPort` (a server's, or a proxy's in
+    /// front of it), once a wrote `key` = `value` and b holds it in its own LevelDB: the start of
+    /// every finding about what reaches a node that held a key.
+    static func pair(
+        aPort: Int, bPort: Int, commandTimeout: Duration = .milliseconds(500), holding key: String = "k", value: String = "v1"
+    ) throws -> (a: FleetNode, b: FleetNode) {
+        let a = try FleetNode(port: aPort, commandTimeout: commandTimeout)
+        let b = try FleetNode(port: bPort, commandTimeout: commandTimeout)
+        try a.store.set(Profile(value: value), forKey: key)
+        #expect(try b.holdsLocally(key), "b never held \(key)=\(value)")
+        return (a, b)
+    }
 }

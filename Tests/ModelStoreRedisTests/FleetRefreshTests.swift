@@ -13,10 +13,7 @@ struct FleetRefreshTests {
     /// v2 within 5 s, though nothing on b read k.
     @Test func aNodeThatHeldAnOverwrittenKeyTakesTheNewRecordInTheBackground() throws {
         let server = try RedisServer()
-        let a = try FleetNode(server)
-        let b = try FleetNode(server)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        #expect(try b.holdsLocally("k"))
+        let (a, b) = try FleetNode.pair(aPort: server.port, bPort: server.port)
         try a.store.set(Profile(value: "v2"), forKey: "k")
         var local: String?
         let landed = try timeUntil {
@@ -47,10 +44,7 @@ struct FleetRefreshTests {
     /// tombstone and stores nothing), and b reads nil.
     @Test func aRemovalLeavesNothingBehind() throws {
         let server = try RedisServer()
-        let a = try FleetNode(server)
-        let b = try FleetNode(server)
-        try a.store.set(Profile(value: "v1"), forKey: "k")
-        #expect(try b.holdsLocally("k"))
+        let (a, b) = try FleetNode.pair(aPort: server.port, bPort: server.port)
         try a.store.removeObject(forKey: "k")
         let dropped = try timeUntil { try b.store.snapshot().object(Profile.self, forKey: "k") == nil }
         #expect(dropped != nil, "b's LevelDB still holds k 5 s after a removed it")
