@@ -13,9 +13,10 @@ internal import CModelStoreAtomics
 ///
 /// The store's uses reach the counters through ``UseBuffer``: a use appends its key's hash to
 /// the calling thread's stripe, and the counters take a stripe's 128 uses in one go, in order,
-/// with their cache lines prefetched a few ahead. Counting each use at once cost a LevelDB read
-/// hit four misses at random places in the sketch (up to 8 MiB), about 4 % of its time for 0.7 %
-/// of its instructions (PERFORMANCE.md, "Eviction by use"). Eviction drains every stripe before
+/// with their cache lines prefetched a few ahead. Counting each use at once touched four
+/// counters at random places in the sketch (up to 8 MiB) on the reader's thread: a LevelDB read
+/// hit with limits took 4 to 9 % more time than without for 0.7 % more instructions; through
+/// the buffer, 1 to 2 % (PERFORMANCE.md, "Eviction by use"). Eviction drains every stripe before
 /// it ranks, so on one thread it ranks by exactly the counts that counting at once gives.
 final class UseSketch: @unchecked Sendable {
     // @unchecked: the counters are only touched through the atomic byte operations; the halving
