@@ -1,8 +1,8 @@
 #ifndef MODELSTORE_ATOMICS_H
 #define MODELSTORE_ATOMICS_H
 
-// Sequentially consistent operations on a 64-bit word, for ModelStore's lock-free counters
-// and flags.
+// Atomic operations on a 64-bit word, for ModelStore's lock-free counters and flags:
+// sequentially consistent unless the name says relaxed, acquire or release.
 //
 // Why C: the Synchronization module's `Atomic` needs macOS 15 and ModelStore supports macOS 13;
 // these are the compiler's `__atomic` builtins (GCC and Clang), inlined at every call site,
