@@ -52,6 +52,8 @@ extension LimitEnforcer {
         let range = KeySpace.userRecords
         let windowSize = ModelStore.Eviction.windowSize
         let sketch = eviction == .leastRecentlyUsed ? self.sketch : nil
+        // The ranks read the counters: every use the buffers hold goes into them first.
+        sketch?.drainAll()
         var outcome = EvictionOutcome()
         var window: [EvictionCandidate] = []
         window.reserveCapacity(windowSize + 1)

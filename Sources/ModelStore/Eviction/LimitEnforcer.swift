@@ -266,7 +266,7 @@ extension OpenDatabase {
     /// keeps the hash with the model), for eviction: in memory, never written.
     @inline(__always)
     func didUse(hash: UInt64) {
-        useCounts?.recordUse(hash)
+        useCounts?.recordUseFromCache(hash)
     }
 
     /// Counts a use of the record whose LevelDB key is `physicalKey`.
