@@ -89,6 +89,13 @@ struct UseBuffer {
         return true
     }
 
+    /// The hash in slot `index` of a stripe's `slots`, read as atomically as appends write it
+    /// (another thread sharing the stripe may be appending while it is drained).
+    @inline(__always)
+    static func slot(_ slots: UnsafePointer<UInt64>, _ index: UInt64) -> UInt64 {
+        modelstore_relaxed_load(slots + Int(index))
+    }
+
     /// Whether `stripe` holds uses not yet drained (a racy look, for skipping empty stripes).
     @inline(__always)
     static func hasPending(_ stripe: UnsafeMutablePointer<UInt64>) -> Bool {

@@ -169,7 +169,7 @@ final class UseSketch: @unchecked Sendable {
             let ahead: UInt64 = 8
             var index = from
             while index != to && index &- from < ahead {
-                counts.prefetch(slots[Int(index & last)])
+                counts.prefetch(UseBuffer.slot(slots, index & last))
                 index &+= 1
             }
             // Additions left before the next halving: checked per use, so that the halving falls
@@ -178,8 +178,8 @@ final class UseSketch: @unchecked Sendable {
             var added = 0
             index = from
             while index != to {
-                if to &- index > ahead { counts.prefetch(slots[Int((index &+ ahead) & last)]) }
-                if counts.add(slots[Int(index & last)]) {
+                if to &- index > ahead { counts.prefetch(UseBuffer.slot(slots, (index &+ ahead) & last)) }
+                if counts.add(UseBuffer.slot(slots, index & last)) {
                     added += 1
                     if added >= left {
                         didAdd(added)
