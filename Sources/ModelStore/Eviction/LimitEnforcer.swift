@@ -173,11 +173,14 @@ final class LimitEnforcer: @unchecked Sendable {
         }
         guard scheduled.compareExchange(expected: 0, desired: 1) else { return }
         queue.async { [self] in
-            evictToLimits(in: database)
-            scheduled.store(0)
             // A write that went over while this eviction finished found it scheduled and left it
-            // to this one: look again.
-            if database.engine.isOpen, isOver(withMargin: false) { enforce(in: database) }
+            // to this one: look again, in this same turn of the queue (queued anew, it would come
+            // after whatever was queued meanwhile, such as a wait for the work queued so far).
+            repeat {
+                evictToLimits(in: database)
+                scheduled.store(0)
+            } while database.engine.isOpen && isOver(withMargin: false)
+                && scheduled.compareExchange(expected: 0, desired: 1)
         }
     }
 
