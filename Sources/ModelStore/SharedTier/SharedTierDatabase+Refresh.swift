@@ -10,20 +10,47 @@
 // never read; a refresh that finds the key changed again, or the record gone, stores nothing.
 
 extension SharedTierDatabase {
-    /// The most keys one invalidation's refresh asks the tier for: past it, the rest are read
-    /// when a reader asks (a removal by many keys is no reason for a burst of round trips).
+    /// The most keys waiting for a refresh at once: past it, the rest are read when a reader
+    /// asks (a removal by many keys, or a writer overwriting many, is no reason for a burst of
+    /// round trips).
     static let refreshLimit = 256
+
+    /// The keys waiting for their refresh. One thread takes them, one round trip at a time: a
+    /// refresh per invalidation, each on a thread of its own, took every connection of the
+    /// pool while another node overwrote many keys this one held, and this node's own reads
+    /// and publications failed waiting for one (FleetRefreshAttackTests).
+    struct RefreshQueue: Sendable {
+        var keys: [(key: SharedTierKey, scope: Scope)] = []
+        var running = false
+    }
 
     /// Takes the tier's records of `keys` (dropped from the local store because another node
     /// wrote them) into the local store, in the background.
     func refreshLater(_ keys: [SharedTierKey], _ scope: Scope) {
         guard !keys.isEmpty else { return }
-        let keys = keys.prefix(Self.refreshLimit)
-        tierThreads.run { [self] in
-            for key in keys {
-                guard attachment != nil else { return }
-                Self.scope(scope, key.collection).refreshFromTier(key.key, tier: self)
+        let start = refreshes.withLock { queue -> Bool in
+            for key in keys.prefix(max(0, Self.refreshLimit - queue.keys.count)) { queue.keys.append((key, scope)) }
+            defer { queue.running = true }
+            return !queue.running
+        }
+        guard start else { return }
+        tierThreads.run { [self] in refreshQueued() }
+    }
+
+    /// Refreshes what is queued until nothing is (or the tier is detached: what is left goes).
+    private func refreshQueued() {
+        while true {
+            let attached = attachment != nil
+            let next = refreshes.withLock { queue -> (key: SharedTierKey, scope: Scope)? in
+                guard !queue.keys.isEmpty, attached else {
+                    queue.keys.removeAll()
+                    queue.running = false
+                    return nil
+                }
+                return queue.keys.removeFirst()
             }
+            guard let (key, scope) = next else { return }
+            Self.scope(scope, key.collection).refreshFromTier(key.key, tier: self)
         }
     }
 }

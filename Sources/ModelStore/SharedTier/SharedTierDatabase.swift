@@ -50,6 +50,9 @@ public final class SharedTierDatabase: Sendable {
     let unconfirmedCount = AtomicWord()
     /// Records read from the tier lately, oldest first (``dropRecentFills()``).
     let recentFills = Locked<[RecentFill]>([])
+    /// Keys waiting for their background refresh, and whether one thread takes them
+    /// (SharedTierDatabase+Refresh.swift).
+    let refreshes = Locked<RefreshQueue>(RefreshQueue())
     private let state = Locked(State())
 
     /// How many revalidated keys are remembered; past it, a doubted record is asked about on
