@@ -46,7 +46,8 @@ final class ObjectCache: @unchecked Sendable {
         /// The record's tags, so an entry served from the cache still has them.
         var tags: [String]
         /// The key's ``KeyHash``, computed once by ``ObjectCache/insert(_:in:_:ifGeneration:)``
-        /// (on a miss), so that a hit counts its use for eviction without hashing the key again.
+        /// (on a miss) when the database counts uses, so that a hit counts its use for eviction
+        /// without hashing the key again; 0 otherwise (nothing reads it then).
         var useHash: UInt64 = 0
 
         /// The item of `value`, a model decoded as `Model` (its static type is what a hit asks for).
@@ -144,9 +145,14 @@ final class ObjectCache: @unchecked Sendable {
     /// stays close to the whole cache's.
     static let minimumEntriesPerShard = 32
 
-    init(limit: Int) {
+    /// Whether inserts hash their keys for eviction's use counts: only when the database counts
+    /// uses, so a store without limits pays nothing for them on a miss.
+    private let hashesKeys: Bool
+
+    init(limit: Int, hashesKeys: Bool = false) {
         precondition(limit > 0)
         self.limit = limit
+        self.hashesKeys = hashesKeys
         var count = 1
         while count * 2 <= Self.maximumShardCount, count * 2 * Self.minimumEntriesPerShard <= limit { count *= 2 }
         shardCount = count
@@ -223,7 +229,7 @@ final class ObjectCache: @unchecked Sendable {
     /// Inserts a decoded value unless a write touched its shard after `generation` was read.
     func insert(_ key: String, in space: KeySpace = .default, _ item: Item, ifGeneration expected: UInt64) {
         var item = item
-        item.useHash = KeyHash.key(key, in: space)
+        if hashesKeys { item.useHash = KeyHash.key(key, in: space) }
         let key = ByteKey(key, in: space)
         let number = shardNumber(key)
         // A few tries: an eviction for room happens outside the shard's lock (never two shard

@@ -116,7 +116,6 @@ final class OpenDatabase: @unchecked Sendable {
         self.logger = logger
         self.options = options
         self.objectCacheLimit = objectCacheLimit
-        cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit) : nil
         dictionaries = RecordDictionaries(loadingFrom: engine, path: path, logger: logger)
         do {
             try indexes.loadStoredIDs(from: engine)
@@ -141,6 +140,7 @@ final class OpenDatabase: @unchecked Sendable {
                     metrics: evictionMetrics)
         }
         useCounts = self.limits?.sketch?.counts
+        cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit, hashesKeys: useCounts != nil) : nil
     }
 
     /// Whether anything is kept in memory about keys that a write must forget: an object cache,
