@@ -57,11 +57,11 @@ extension OpenDatabase {
     ///     throws writes nothing.
     /// - Throws: LevelDB's and the write gate's errors; what `visit` throws.
     func removeInChunks(
-        _ range: KeyRange, sync: Bool,
+        _ range: KeyRange, sync: Bool, measuring pass: MeasuringPass? = nil,
         _ visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ chunk: inout RemovalChunk) throws
             -> Void
     ) throws(ModelStoreError) {
-        _ = try removeInChunks(range, from: range.lowerBound, sync: sync, visit: { key, value, chunk in
+        _ = try removeInChunks(range, from: range.lowerBound, sync: sync, measuring: pass, visit: { key, value, chunk in
             try visit(key, value, &chunk)
             return true
         }, finishingChunk: { _ in })
@@ -72,9 +72,10 @@ extension OpenDatabase {
     /// from where the last one stopped and only as far as it must. `finishingChunk` runs before
     /// each chunk's write, with what the chunk looked at still current (eviction removes the
     /// record it picked from a window there). Returns the key to resume at, or nil when the walk
-    /// reached the end of `range`.
+    /// reached the end of `range`. A `pass` that measures the records moves its cursor past each
+    /// chunk under the chunk's gate (MeasuringPass.swift).
     func removeInChunks(
-        _ range: KeyRange, from start: [UInt8], sync: Bool,
+        _ range: KeyRange, from start: [UInt8], sync: Bool, measuring pass: MeasuringPass? = nil,
         visit: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ chunk: inout RemovalChunk) throws
             -> Bool,
         finishingChunk: (inout RemovalChunk) throws -> Void
@@ -101,9 +102,16 @@ extension OpenDatabase {
                 }
                 try finishingChunk(&chunk)
                 if chunk.batch.count > 0 { try hold.write(.batch(chunk.batch), chunk.changes, sync: sync) }
-                if let stoppedAfter { return (stoppedAfter + [0], true) }
-                guard !pastEnd, seen == Self.removalChunkSize, let lastKey else { return (nil, false) }
-                return (lastKey + [0], false)  // the smallest key after the last one looked at
+                let next: ([UInt8]?, Bool)
+                if let stoppedAfter {
+                    next = (stoppedAfter + [0], true)
+                } else if !pastEnd, seen == Self.removalChunkSize, let lastKey {
+                    next = (lastKey + [0], false)  // the smallest key after the last one looked at
+                } else {
+                    next = (nil, false)
+                }
+                pass?.advance(to: next.0)
+                return next
             }
             guard let next else { return nil }
             if stopped { return next }

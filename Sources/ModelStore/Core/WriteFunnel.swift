@@ -228,12 +228,14 @@ extension OpenDatabase {
             } else {
                 try write.apply(to: engine, sync: sync)
             }
+            // Counted under the gate, with the write: a measurement never sees one without the other.
+            limits?.countStored(changes, byteCount: write.byteCount)
             return true
         }
         guard applied else { return try commitExclusively() }
         report(changes)
         sharedTier?.didCommit(changes)
-        if let limits { limits.didCommit(byteCount: write.byteCount, changes, in: self) }
+        if let limits { limits.didCommit(changes, in: self) }
     }
 
     /// ``commit(_:_:sync:judgedBy:)`` for a write that changes one key (a set), with no report
@@ -248,6 +250,7 @@ extension OpenDatabase {
             // An index defined since the check above (under the exclusive gate) needs its entries.
             guard indexes.isEmpty else { return false }
             try write.apply(to: engine, sync: sync)
+            limits?.countStored(write, change)
             return true
         }
         guard applied else { return try commit(write, ChangeList(change), sync: sync) }
@@ -264,10 +267,11 @@ extension OpenDatabase {
             // Forgotten before the gate is let go, as `commitExclusively` does.
             defer { forget(changes) }
             try indexes.apply(write, changes, to: engine, sync: sync)
+            limits?.countStored(changes, byteCount: write.byteCount)
         }
         report(changes)
         sharedTier?.didCommit(changes)
-        if let limits { limits.didCommit(byteCount: write.byteCount, changes, in: self) }
+        if let limits { limits.didCommit(changes, in: self) }
     }
 
     /// Stores one of ModelStore's own system records (a compression dictionary, a recorded
@@ -298,7 +302,7 @@ extension OpenDatabase {
             report(written)
             sharedTier?.didCommit(written)
             // After the gate is let go: an eviction the write calls for takes it exclusively.
-            if let limits, storedBytes > 0 { limits.didCommit(byteCount: storedBytes, written, in: self) }
+            if let limits, storedBytes > 0 { limits.didCommit(written, in: self) }
         }
         return try exclusiveWrite { engine in
             var hold = ExclusiveWrite(engine: engine, indexes: indexes, sharedTier: sharedTier)
@@ -306,6 +310,7 @@ extension OpenDatabase {
                 forget(hold.attempted)
                 written = hold.written
                 storedBytes = hold.storedBytes
+                if storedBytes > 0 { limits?.countStored(written, byteCount: storedBytes) }
             }
             return try body(&hold)
         }

@@ -93,7 +93,7 @@ extension LimitEnforcer {
                         ? KeySpace.split(key).map { KeyChange($0.key, in: $0.space, expired ? .expired : .evicted) } : nil
                     chunk.remove(key, reporting: change)
                 }
-                didEvict(records: 1, byteCount: candidate.byteCount)
+                didEvict(key: candidate.key, byteCount: candidate.byteCount)
                 segment.evictedBytes += candidate.byteCount
                 segment.evictedCount += 1
                 if expired { metrics.swept(1) } else { metrics.evicted(1, overBytes: byBytes) }
@@ -104,10 +104,12 @@ extension LimitEnforcer {
         var start = hand
         while !satisfied() {
             let fromBeginning = start == range.lowerBound
-            let countedAtStart = tracked
             let evictedBefore = outcome.evicted
             segment = (0, 0, 0, 0)
-            let next = try database.removeInChunks(range, from: start, sync: false, visit: { key, value, chunk in
+            // A segment from the beginning measures the database if it reaches the end.
+            let pass = fromBeginning ? beginPass(over: range, in: database) : nil
+            defer { if let pass { abandon(pass) } }
+            let next = try database.removeInChunks(range, from: start, sync: false, measuring: pass, visit: { key, value, chunk in
                 seenInWindow += 1
                 if let header = RecordHeader(parsingInPlace: value) {
                     segment.bytes += key.count + value.count
@@ -139,11 +141,9 @@ extension LimitEnforcer {
                 break
             }
             // The walk reached the end of the range and goes on from the beginning.
-            if fromBeginning {
-                replace(
-                    measured: (segment.bytes - segment.evictedBytes, segment.count - segment.evictedCount),
-                    countedBefore: (countedAtStart.bytes - segment.evictedBytes,
-                                    countedAtStart.count - segment.evictedCount))
+            if let pass {
+                // What it evicted was read by it, then counted as set aside: measured without it.
+                finish(pass, measured: (segment.bytes - segment.evictedBytes, segment.count - segment.evictedCount))
                 if outcome.evicted == evictedBefore { break }
             }
             start = range.lowerBound

@@ -41,12 +41,20 @@ final class LimitEnforcer: @unchecked Sendable {
     /// Recent uses per key, for ``ModelStore/Eviction/leastRecentlyUsed``; nil for `oldestWritten`.
     let sketch: UseSketch?
 
-    /// Record bytes and records in the database (Int64 bit patterns; may dip below zero while the
-    /// open's measurement is still running).
-    private let bytes = AtomicWord()
-    private let count = AtomicWord()
+    /// The count is `offset` plus every change counted since the open (`changed`), as Int64 bit
+    /// patterns; a measurement replaces the offset only (MeasuringPass.swift).
+    private let offsetBytes = AtomicWord()
+    private let offsetCount = AtomicWord()
+    let changedBytes = AtomicWord()
+    let changedCount = AtomicWord()
     /// Records stored since the count was last measured: overwrites among them made it too high.
-    private let storedSinceMeasured = AtomicWord()
+    let storedSinceMeasured = AtomicWord()
+    /// Guards the passes under way and their cursors.
+    let passLock = Lock()
+    /// Guarded by ``passLock``: the passes in chunks under way.
+    var passes: [MeasuringPass] = []
+    /// How many passes in chunks are under way: writes look at the passes only when there are some.
+    let passesRunning = AtomicWord()
     /// 1 while a background eviction is scheduled or running.
     private let scheduled = AtomicWord()
     /// One walk at a time; the hand (where the next walk starts) is guarded by it too.
@@ -82,32 +90,20 @@ final class LimitEnforcer: @unchecked Sendable {
 
     /// Record bytes and records, as counted.
     var tracked: (bytes: Int, count: Int) {
-        (Int(Int64(bitPattern: bytes.load())), Int(Int64(bitPattern: count.load())))
+        let changed = counted
+        return (Int(Int64(bitPattern: offsetBytes.load())) + changed.bytes,
+                Int(Int64(bitPattern: offsetCount.load())) + changed.count)
     }
 
-    /// Counts a write that stored `records` records in `byteCount` bytes.
-    @inline(__always)
-    func didStore(records: Int, byteCount: Int) {
-        bytes.add(UInt64(bitPattern: Int64(byteCount)))
-        count.add(UInt64(bitPattern: Int64(records)))
-        storedSinceMeasured.add(UInt64(records))
+    /// Counts, under the write gate, a record of `byteCount` bytes under `key` removed by eviction.
+    func didEvict(key: [UInt8], byteCount: Int) {
+        key.withUnsafeBytes { count(records: -1, bytes: -byteCount, key: $0) }
     }
 
-    /// Counts records removed by eviction.
-    func didEvict(records: Int, byteCount: Int) {
-        bytes.subtract(UInt64(bitPattern: Int64(byteCount)))
-        count.subtract(UInt64(bitPattern: Int64(records)))
-    }
-
-    /// Replaces the count by a sweep's measurement, `measured`, taken while the count went from
-    /// `before` to now: what writes and evictions changed meanwhile stays counted.
-    func replace(measured: (bytes: Int, count: Int), countedBefore before: (bytes: Int, count: Int)) {
-        // Not one atomic step: a write counted between the load and the stores is lost from the
-        // count until the next measurement (a record or two, under a walk or a sweep).
-        let now = tracked
-        let delta = (bytes: now.bytes - before.bytes, count: now.count - before.count)
-        bytes.store(UInt64(bitPattern: Int64(measured.bytes + delta.bytes)))
-        count.store(UInt64(bitPattern: Int64(measured.count + delta.count)))
+    /// Replaces the count's offset after a measurement (MeasuringPass.swift).
+    func replaceOffset(bytes: Int, count: Int) {
+        offsetBytes.store(UInt64(bitPattern: Int64(bytes)))
+        offsetCount.store(UInt64(bitPattern: Int64(count)))
         storedSinceMeasured.store(0)
     }
 
@@ -183,8 +179,7 @@ final class LimitEnforcer: @unchecked Sendable {
             try walking.withLock {
                 guard isOver(withMargin: false) else { return }
                 if needsMeasuring {
-                    let before = tracked
-                    replace(measured: try Self.measuredRecords(of: database), countedBefore: before)
+                    try measure(database)
                     guard isOver(withMargin: false) else { return }
                 }
                 _ = try walk(
@@ -199,41 +194,6 @@ final class LimitEnforcer: @unchecked Sendable {
             database.logger.warning(
                 "Eviction to the limits failed", metadata: ["database": "\(database.path)", "error": "\(error)"])
         }
-    }
-
-    /// Measures the database's record bytes and records with one pass over its headers (outside
-    /// the write gate, through an implicit snapshot) and replaces the count with it, keeping what
-    /// writes counted during the pass. Not added to the count: the open's pass runs in the
-    /// background, and a write counted before it began is in what it reads; added, such writes
-    /// were counted twice, and eviction then removed as many records more than the limits asked
-    /// (`IndexMaintenanceTests/bulkRemovals` found 9 of 10 records left in about one run in 30,
-    /// and once none).
-    func measure(_ database: OpenDatabase) throws {
-        let before = tracked
-        replace(measured: try Self.measuredRecords(of: database), countedBefore: before)
-    }
-
-    /// The database's record bytes (keys plus values) and records, by one pass over them.
-    static func measuredRecords(of database: OpenDatabase) throws -> (bytes: Int, count: Int) {
-        var measured = (bytes: 0, count: 0)
-        try database.run { engine in
-            let iterator = try engine.makeIterator(snapshot: nil, fillCache: false)
-            try iterator.seek(to: KeySpace.userRecords.lowerBound)
-            while true {
-                var pastEnd = false
-                let (seen, _) = try iterator.scanForward(limit: 4_096) { key, value in
-                    if KeySpace.userRecords.isPastEnd(key, reverse: false) {
-                        pastEnd = true
-                        return false
-                    }
-                    measured.bytes += key.count + value.count
-                    measured.count += 1
-                    return true
-                }
-                if pastEnd || seen < 4_096 { break }
-            }
-        }
-        return measured
     }
 
     /// Starts the open's measurement: in the background; with ``Enforcement/inline``, now. It
@@ -300,7 +260,8 @@ extension LimitEnforcer {
 // MARK: - The write funnel's step
 
 extension LimitEnforcer {
-    /// Counts a committed single-key write (the funnel's fast path), then evicts if it took the
+    /// After a committed single-key write (the funnel's fast path), counted under the write gate
+    /// by ``countStored(_:_:)``: counts its record's use, then evicts if the write took the
     /// database over a limit. Called after the write gate is let go.
     @inline(__always)
     func didCommit(_ write: EngineWrite, _ change: KeyChange, in database: OpenDatabase) {
@@ -311,15 +272,14 @@ extension LimitEnforcer {
         } else {
             database.useCounts?.recordUse(KeyHash.key(change.key, in: change.space))
         }
-        didStore(records: 1, byteCount: write.byteCount)
         enforceAfterWrite(in: database)
     }
 
-    /// Counts a committed write of `byteCount` bytes that made `changes` (the records it stored
-    /// count as uses), then evicts if it took the database over a limit. Writes that store
-    /// nothing (removals, evictions) change nothing here: what they free is measured by the next
-    /// sweep.
-    func didCommit(byteCount: Int, _ changes: ChangeList, in database: OpenDatabase) {
+    /// After a committed write that made `changes`, counted under the write gate by
+    /// ``countStored(_:byteCount:)``: counts the records it stored as uses, then evicts if it
+    /// took the database over a limit. Writes that store nothing (removals, evictions) count
+    /// nothing: what they free is measured by the next sweep.
+    func didCommit(_ changes: ChangeList, in database: OpenDatabase) {
         var records = 0
         changes.forEach { change in
             guard change.kind == .set else { return }
@@ -327,7 +287,6 @@ extension LimitEnforcer {
             database.useCounts?.recordUse(KeyHash.key(change.key, in: change.space))
         }
         guard records > 0 else { return }
-        didStore(records: records, byteCount: byteCount)
         enforceAfterWrite(in: database)
     }
 }

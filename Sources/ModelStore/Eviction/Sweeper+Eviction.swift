@@ -21,14 +21,15 @@ extension Scope {
 }
 
 extension Sweeper {
-    /// Replaces what `enforcer` counted by the sweep's measurement, then evicts down to `limits`
-    /// exactly. What it evicts is reported as `.evicted`; the walk schedules its own compaction.
+    /// Replaces what `enforcer` counted by the sweep's measurement, `measured` by `pass`, then
+    /// evicts down to `limits` exactly. What it evicts is reported as `.evicted`; the walk
+    /// schedules its own compaction.
     func evictToLimits(
         _ limits: LimitEnforcer.Limits, with enforcer: LimitEnforcer, measured: (bytes: Int, count: Int),
-        countedBefore: (bytes: Int, count: Int)
+        by pass: MeasuringPass
     ) throws -> Outcome {
         try enforcer.walking.withLock {
-            enforcer.replace(measured: measured, countedBefore: countedBefore)
+            enforcer.finish(pass, measured: measured)
             let walked = try enforcer.walk(
                 in: database, targetBytes: limits.maximumBytes, targetCount: limits.maximumCount,
                 eviction: limits.eviction)

@@ -13,14 +13,14 @@ extension Scope {
         let sweeper = Sweeper(database: database, reader: reader, now: reader.now(), range: range)
         let limits = enforcingLimits ? configuration.limits : LimitEnforcer.Limits(eviction: configuration.eviction)
         let enforcer = limits.isEmpty ? nil : sweepEnforcer(database, limits: limits)
-        let countedBefore = enforcer?.tracked
-        var outcome = try sweeper.removeExpired(measuringLiveRecords: enforcer != nil)
+        let pass = enforcer?.beginPass(over: range, in: database)
+        defer { if let pass { enforcer?.abandon(pass) } }
+        var outcome = try sweeper.removeExpired(measuring: pass)
         database.evictionMetrics.swept(outcome.removed)
-        if let enforcer, let countedBefore {
+        if let enforcer, let pass {
             outcome.merge(
                 try sweeper.evictToLimits(
-                    limits, with: enforcer, measured: (outcome.liveBytes, outcome.liveCount),
-                    countedBefore: countedBefore))
+                    limits, with: enforcer, measured: (outcome.liveBytes, outcome.liveCount), by: pass))
         }
         // Tag-index entries of records this sweep (or an earlier overwrite or removal) dropped.
         try database.pruneTagIndex(sync: configuration.syncWrites)
@@ -90,11 +90,12 @@ struct Sweeper {
     /// deadline no write stores) is never deleted: it stays for reads to report as `corrupted`
     /// and for `removeObject(forKey:)` or a repair to deal with. Nor does
     /// eviction evict it (Eviction/EvictionWalk.swift).
-    func removeExpired(measuringLiveRecords: Bool) throws -> Outcome {
+    func removeExpired(measuring pass: MeasuringPass?) throws -> Outcome {
         let timeToLive = reader.timeToLive
         let reader = reader
         let now = now
-        return try sweep(reporting: .expired) { key, record, outcome in
+        let measuringLiveRecords = pass != nil
+        return try sweep(reporting: .expired, measuring: pass) { key, record, outcome in
             guard let header = RecordHeader(parsingInPlace: record) else { return false }  // never delete what we cannot read
             if header.isExpired(now: now, timeToLive: timeToLive) {
                 return header.vouchesForItsExpiry(value: record, key: key)
@@ -110,12 +111,12 @@ struct Sweeper {
 
     /// Walks the range through the chunked removal loop, removing what `shouldRemove` picks.
     private func sweep(
-        reporting kind: ModelStore.Change.Kind,
+        reporting kind: ModelStore.Change.Kind, measuring pass: MeasuringPass?,
         _ shouldRemove: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, inout Outcome) -> Bool
     ) throws -> Outcome {
         var outcome = Outcome()
         // Sweeps never wait for the disk: what they remove is expired (or beyond a limit) anyway.
-        try database.removeInChunks(range, sync: false) { key, record, chunk in
+        try database.removeInChunks(range, sync: false, measuring: pass) { key, record, chunk in
             guard shouldRemove(key, record, &outcome) else { return }
             outcome.noteRemoved(key)
             let change = chunk.tracksKeys ? KeySpace.split(key).map { KeyChange($0.key, in: $0.space, kind) } : nil
