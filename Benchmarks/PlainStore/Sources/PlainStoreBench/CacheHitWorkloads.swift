@@ -10,13 +10,19 @@ import Synchronization
 ///   order, ns per read;
 /// - `cache-hit-x2`, `dict-hit-x2`: the same on two threads at once, each with its own random
 ///   order; CPU and wall ns per read of both. Two threads' reads per second over one thread's is
-///   `cache-hit` wall ÷ `cache-hit-x2` wall (2 at best, on two idle cores).
+///   `cache-hit` wall ÷ `cache-hit-x2` wall (2 at best, on two idle cores);
+/// - `cache-hit-scalars`, `cache-hit-scalars-x2`: `cache-hit` and `cache-hit-x2` with a model of
+///   numbers only (``ScalarProfile``), whose copy retains nothing: what two threads' hits cost
+///   without the reference counts of a model's strings and arrays, which every copy of a
+///   ``Profile`` out of the cache retains and its reader releases.
 enum CacheHitWorkloads {
     static let all = [
         Workload(id: "cache-hit", title: "object-cache hit, 1 thread (ns)"),
         Workload(id: "dict-hit", title: "Mutex<[String: Profile]> hit, 1 thread (ns)"),
         Workload(id: "cache-hit-x2", title: "object-cache hit, 2 threads (wall ns per read)"),
         Workload(id: "dict-hit-x2", title: "Mutex<[String: Profile]> hit, 2 threads (wall ns per read)"),
+        Workload(id: "cache-hit-scalars", title: "object-cache hit, a model of numbers, 1 thread (ns)"),
+        Workload(id: "cache-hit-scalars-x2", title: "object-cache hit, a model of numbers, 2 threads (wall ns per read)"),
     ]
 
     static let keyCount = 1_000
@@ -70,6 +76,54 @@ enum CacheHitWorkloads {
         }
         try store.close()
         try ModelStore.deleteDatabase(named: "cached", in: configuration.directory)
+        if selected("cache-hit-scalars") || selected("cache-hit-scalars-x2") {
+            try runScalars(orders: orders, keys: keys, configuration: configuration, selected: selected, record: record)
+        }
+    }
+
+    /// `cache-hit` and `cache-hit-x2` with ``ScalarProfile``, the same keys and orders.
+    private static func runScalars(
+        orders: [[String]], keys: [String], configuration: ModelStore.Configuration, selected: (String) -> Bool,
+        record: (String, Timing) -> Void
+    ) throws {
+        let store = try ModelStore(name: "cached-scalars", policy: .low, configuration: configuration)
+        for (number, key) in keys.enumerated() { try store.set(ScalarProfile(number), forKey: key) }
+        for _ in 0..<2 {
+            for key in keys where try store.object(ScalarProfile.self, forKey: key) == nil {
+                throw BenchFailure("a stored record was not found")
+            }
+        }
+        let read: @Sendable (Int) -> Void = { thread in
+            for key in orders[thread] { blackHole(try? store.object(ScalarProfile.self, forKey: key)) }
+        }
+        let hits = orders[0].count
+        if selected("cache-hit-scalars") { record("cache-hit-scalars", try measuredRegion(hits, scale: 1e3) { read(0) }) }
+        if selected("cache-hit-scalars-x2") {
+            record("cache-hit-scalars-x2", try measuredRegion(2 * hits, scale: 1e3) {
+                DispatchQueue.concurrentPerform(iterations: 2) { thread in read(thread) }
+            })
+        }
+        try store.close()
+        try ModelStore.deleteDatabase(named: "cached-scalars", in: configuration.directory)
+    }
+}
+
+/// A model of numbers only: copying it retains nothing.
+struct ScalarProfile: Codable, Equatable, Sendable {
+    var id: Int
+    var joined: Double
+    var score: Double
+    var pages: Int
+    var price: Double
+    var followers: Int
+
+    init(_ number: Int) {
+        id = number
+        joined = 1_700_000_000 + Double(number)
+        score = Double(number) / 7
+        pages = number % 900
+        price = Double(number % 100) + 0.99
+        followers = number * 31
     }
 }
 
