@@ -276,7 +276,7 @@ extension LimitEnforcer {
     }
 
     /// After a committed write that made `changes`, counted under the write gate by
-    /// ``countStored(_:byteCount:)``: counts the records it stored as uses, then evicts if it
+    /// ``countStored(_:_:)``: counts the records it stored as uses, then evicts if it
     /// took the database over a limit. Writes that store nothing (removals, evictions) count
     /// nothing: what they free is measured by the next sweep.
     func didCommit(_ changes: ChangeList, in database: OpenDatabase) {

@@ -69,36 +69,31 @@ extension LimitEnforcer {
         if passesRunning.load() != 0 { setAside(records: records, bytes: bytes, key: key) }
     }
 
-    /// Counts, under the write gate, a committed write that stored the records `changes` sets,
-    /// in `byteCount` bytes. While a pass runs, each record is checked against its cursor with an
-    /// equal share of the bytes (a write does not say how its bytes divide among its records).
-    func countStored(_ changes: ChangeList, byteCount: Int) {
+    /// Counts, under the write gate, a committed write that stored the records `changes` sets:
+    /// the bytes of its records' puts (``EngineWrite/recordByteCount``). While a pass runs, each
+    /// record is checked against its cursor with its own bytes, read back from the batch. (An
+    /// equal share of the write's bytes per record, as this once did, set aside too much or too
+    /// little when a batch's records differ in size and fall either side of the cursor: a sweep
+    /// beside batches of a 1-byte and a 3,000-byte record left the bytes 109,500 too high,
+    /// `LimitCountAttackTests/unevenBatchesBesideASweep`.)
+    func countStored(_ write: EngineWrite, _ changes: ChangeList) {
         var records = 0
         changes.forEach { if $0.kind == .set { records += 1 } }
         guard records > 0 else { return }
-        changedBytes.add(UInt64(bitPattern: Int64(byteCount)))
+        if case let .put(key, _) = write { return count(records: 1, bytes: write.recordByteCount, key: key) }
+        changedBytes.add(UInt64(bitPattern: Int64(write.recordByteCount)))
         changedCount.add(UInt64(records))
         storedSinceMeasured.add(UInt64(records))
-        guard passesRunning.load() != 0 else { return }
-        var share = byteCount / records + byteCount % records
-        changes.forEach { change in
-            guard change.kind == .set else { return }
-            _ = try? change.space.withPhysicalKey(change.key) { setAside(records: 1, bytes: share, key: $0) }
-            share = byteCount / records
-        }
+        guard passesRunning.load() != 0, case let .batch(batch) = write else { return }
+        batch.forEachRecordPut { key, bytes in setAside(records: 1, bytes: bytes, key: key) }
     }
 
     /// Counts, under the write gate, a committed single-key write that stored `change`'s record.
     @inline(__always)
     func countStored(_ write: EngineWrite, _ change: KeyChange) {
         guard change.kind == .set else { return }
-        let bytes = write.byteCount
-        if case let .put(key, _) = write { return count(records: 1, bytes: bytes, key: key) }
-        changedBytes.add(UInt64(bytes))
-        changedCount.add(1)
-        storedSinceMeasured.add(1)
-        guard passesRunning.load() != 0 else { return }
-        _ = try? change.space.withPhysicalKey(change.key) { setAside(records: 1, bytes: bytes, key: $0) }
+        if case let .put(key, _) = write { return count(records: 1, bytes: write.recordByteCount, key: key) }
+        countStored(write, ChangeList(change))
     }
 
     private func setAside(records: Int, bytes: Int, key: UnsafeRawBufferPointer) {
