@@ -18,6 +18,14 @@
 // measurement replaces the offset only (the measured records, less the changes counted before
 // the pass began and those set aside), so two passes that overlap never take each other's
 // correction for a change.
+//
+// A measurement that began before the one that last replaced the offset is dropped when it
+// finishes: removals the count does not see (expired records a sweep or a read removed) made
+// before the later one began are in what the later one read, and may not be in what the earlier
+// one read. Replacing the offset last, a sweep that waited for the walking lock while a sweep
+// begun after it went first undid the other's measurement: 500 records it had read live, the
+// other had removed as expired, were counted again, and eviction would have removed as many
+// live records (`LimitCountAttackTests/olderSweepFinishingLast`).
 
 /// A pass over the records in chunks that measures them for the limits.
 final class MeasuringPass: @unchecked Sendable {
@@ -27,15 +35,18 @@ final class MeasuringPass: @unchecked Sendable {
     let range: KeyRange
     /// The changes counted before the pass began.
     let countedBefore: (bytes: Int, count: Int)
+    /// When the pass began among the enforcer's measurements: a later one's result stands.
+    let ticket: UInt64
     /// Guarded by `passLock`: the first key the pass has not read yet; nil once it has read the range.
     fileprivate var resumeKey: [UInt8]?
     /// Guarded by `passLock`: changes counted during the pass to keys it reads after they were made.
     fileprivate var setAside = (bytes: 0, count: 0)
     private let passLock: Lock
 
-    fileprivate init(range: KeyRange, countedBefore: (bytes: Int, count: Int), passLock: Lock) {
+    fileprivate init(range: KeyRange, countedBefore: (bytes: Int, count: Int), ticket: UInt64, passLock: Lock) {
         self.range = range
         self.countedBefore = countedBefore
+        self.ticket = ticket
         self.passLock = passLock
         resumeKey = range.lowerBound
     }
@@ -110,7 +121,8 @@ extension LimitEnforcer {
     /// and ends it with ``finish(_:measured:)`` or ``abandon(_:)``.
     func beginPass(over range: KeyRange, in database: OpenDatabase) -> MeasuringPass {
         database.writeGate.withWriteLock {
-            let pass = MeasuringPass(range: range, countedBefore: counted, passLock: passLock)
+            let pass = MeasuringPass(
+                range: range, countedBefore: counted, ticket: measurementsBegun.add(1) + 1, passLock: passLock)
             passLock.withLock { passes.append(pass) }
             passesRunning.add(1)
             return pass
@@ -128,7 +140,7 @@ extension LimitEnforcer {
         guard let setAside else { return }
         replaceOffset(
             bytes: measured.bytes - pass.countedBefore.bytes - setAside.bytes,
-            count: measured.count - pass.countedBefore.count - setAside.count)
+            count: measured.count - pass.countedBefore.count - setAside.count, measuredBy: pass.ticket)
     }
 
     /// Ends `pass` without measuring anything (it stopped early, or failed); ending it twice is harmless.
@@ -145,12 +157,12 @@ extension LimitEnforcer {
     /// an iterator made under the exclusive write gate (its snapshot holds every write counted
     /// before it and none after), and replaces the count with it.
     func measure(_ database: OpenDatabase) throws {
-        let (iterator, before) = try database.writeGate.withWriteLock {
-            () throws(ModelStoreError) -> (LevelDBIterator, (bytes: Int, count: Int)) in
-            (try database.run { try $0.makeIterator(snapshot: nil, fillCache: false) }, counted)
+        let (iterator, before, ticket) = try database.writeGate.withWriteLock {
+            () throws(ModelStoreError) -> (LevelDBIterator, (bytes: Int, count: Int), UInt64) in
+            (try database.run { try $0.makeIterator(snapshot: nil, fillCache: false) }, counted, measurementsBegun.add(1) + 1)
         }
         let measured = try database.run { _ in try Self.measuredRecords(with: iterator) }
-        replaceOffset(bytes: measured.bytes - before.bytes, count: measured.count - before.count)
+        replaceOffset(bytes: measured.bytes - before.bytes, count: measured.count - before.count, measuredBy: ticket)
     }
 
     /// The database's record bytes (keys plus values) and records, by one pass over them.

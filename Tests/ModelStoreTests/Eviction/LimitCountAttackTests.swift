@@ -438,3 +438,37 @@ struct LimitCountAttackTests {
         #expect(try reopened.limitStatus().recordCount == 40_000 + 400 + 1)
     }
 }
+
+extension LimitCountAttackTests {
+    @Test("A sweep that began earlier and finishes later does not undo a later sweep's measurement of records it removed as expired")
+    func olderSweepFinishingLast() async throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.maximumRecordCount = 1_000  // reached, never passed: nothing is evicted
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        store.database.limits?.waitForBackgroundWork()
+        for index in 0..<1_000 {
+            try store.set("v", forKey: String(format: "k%05d", index), expiresAfter: index % 2 == 0 ? 10 : nil)
+        }
+        // The first sweep's steps, as Scope.removeExpiredObjects takes them, with a second whole
+        // sweep between its pass and its finish (as when it waits for the walking lock while the
+        // other sweep takes it first): the clock moves on between the two, so records it read
+        // live, the second finds expired and removes.
+        let database = store.database
+        let enforcer = try #require(database.limits)
+        let older = Sweeper(database: database, reader: store.scope.reader, now: store.scope.reader.now(), range: KeySpace.userRecords)
+        let pass = enforcer.beginPass(over: KeySpace.userRecords, in: database)
+        let outcome = try older.removeExpired(measuring: pass)
+        #expect(outcome.liveCount == 1_000)
+        fixture.clock.advance(by: 20)
+        #expect(try store.removeExpiredObjects() == 500)
+        try Self.expectExact(store)
+        enforcer.walking.withLock { enforcer.finish(pass, measured: (outcome.liveBytes, outcome.liveCount)) }
+        try Self.expectExact(store)
+        #expect(try store.limitStatus().recordCount == 500)
+        // Counted 1,000 (as it was), this write would have made eviction remove 8 of 501 records.
+        try store.set("v", forKey: "last")
+        store.database.limits?.waitForBackgroundWork()
+        #expect(try LimitEnforcementTests.measured(store).count == 501)
+    }
+}
