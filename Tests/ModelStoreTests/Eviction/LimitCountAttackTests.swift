@@ -472,3 +472,49 @@ extension LimitCountAttackTests {
         #expect(try LimitEnforcementTests.measured(store).count == 501)
     }
 }
+
+extension LimitCountAttackTests {
+    @Test(
+        "Opening a database over its limit beside two writers: the count is exact and eviction stops at its slack under the limit",
+        arguments: [false, true])
+    func openingOverTheLimitBesideWriters(_ inline: Bool) async throws {
+        let fixture = Fixture()
+        let limit = 20_000
+        do {
+            let store = try fixture.open()
+            try await store.importObjects(0..<30_000, key: { String(format: "k%06d", $0) }, batchSize: 10_000)
+            try store.close()
+        }
+        var configuration = fixture.configuration
+        configuration.maximumRecordCount = limit
+        configuration.evictsInline = inline
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    try await offloadForTest {
+                        for index in 0..<1_500 {
+                            if index % 2 == 0 {
+                                try store.set(Self.payload(index % 70), forKey: "w\(writer)-\(index)", tags: ["t"])
+                            } else {
+                                try store.write { batch in
+                                    try batch.set("v", forKey: "a\(writer)-\(index)")
+                                    try batch.set(Self.payload(250), forKey: "z\(writer)-\(index)", in: "c")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try Self.expectExact(store)
+        let measured = try LimitEnforcementTests.measured(store).count
+        // Written after the measurement, at least one write evicted: never below the walk's target.
+        #expect(measured >= limit - LimitEnforcer.slack(of: limit))
+        #expect(measured <= limit)
+        _ = try store.removeExpiredObjects()
+        #expect(try LimitEnforcementTests.measured(store).count == min(measured, limit))
+        try Self.expectExact(store)
+    }
+}
