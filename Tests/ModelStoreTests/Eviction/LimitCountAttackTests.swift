@@ -519,3 +519,36 @@ extension LimitCountAttackTests {
         try Self.expectExact(store)
     }
 }
+
+extension LimitCountAttackTests {
+    @Test("Two sweeps with the clock moved on between them, one removing as expired records the other read live: the count is exact")
+    func sweepsEitherSideOfExpiry() async throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        configuration.maximumRecordCount = 10_000_000
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        store.database.limits?.waitForBackgroundWork()
+        try store.write { batch in
+            for index in 0..<30_000 {
+                try batch.set("v", forKey: String(format: "k%06d", index), expiresAfter: index % 2 == 0 ? 10 : nil)
+            }
+        }
+        let enforcer = try #require(store.database.limits)
+        let clock = fixture.clock
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await offloadForTest { _ = try store.removeExpiredObjects() } }
+            group.addTask {
+                try await offloadForTest {
+                    // Once the first sweep's pass has begun (bounded wait), the records expire.
+                    let deadline = Date().addingTimeInterval(2)
+                    while enforcer.passesRunning.load() == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.000_2) }
+                    clock.advance(by: 20)
+                    _ = try store.removeExpiredObjects()
+                }
+            }
+            try await group.waitForAll()
+        }
+        try Self.expectExact(store)
+        #expect(try store.limitStatus().recordCount == 15_000)
+    }
+}
