@@ -552,3 +552,25 @@ extension LimitCountAttackTests {
         #expect(try store.limitStatus().recordCount == 15_000)
     }
 }
+
+extension LimitCountAttackTests {
+    @Test("Records with long tags under a byte limit: eviction stops at its slack under the limit, as measured from LevelDB")
+    func longTagsUnderAByteLimit() throws {
+        let fixture = Fixture()
+        var configuration = fixture.configuration
+        let limit = 100_000
+        configuration.maximumTotalBytes = limit
+        configuration.evictsInline = true
+        let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        let tag = "tag-" + String(repeating: "x", count: 200)  // its entry outweighs the record
+        var largest = 0
+        for index in 0..<4_000 {
+            try store.set("v", forKey: String(format: "k%05d", index), tags: [tag])
+            if index == 0 { largest = try LimitEnforcementTests.measured(store).bytes }
+        }
+        try Self.expectExact(store)
+        let measured = try LimitEnforcementTests.measured(store).bytes
+        #expect(measured <= limit)
+        #expect(measured >= limit - LimitEnforcer.slack(of: limit) - largest)
+    }
+}
