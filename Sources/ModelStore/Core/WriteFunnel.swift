@@ -139,6 +139,16 @@ enum EngineWrite {
         }
     }
 
+    /// The bytes of the user records the write stores (keys and values), which the limits count
+    /// (Eviction/LimitEnforcer.swift): a batch's tag-index and outbox entries are not records.
+    var recordByteCount: Int {
+        switch self {
+        case let .put(key, value): LevelDBWriteBatch.isRecordKey(key) ? key.count + value.count : 0
+        case .delete: 0
+        case let .batch(batch): batch.recordBytes
+        }
+    }
+
     /// Applies the write to `engine`: the funnel's one call into LevelDB.
     func apply(to engine: LevelDB, sync: Bool) throws {
         switch self {
@@ -158,11 +168,13 @@ struct ExclusiveWrite {
     let indexes: IndexRegistry
     /// The database's shared tier, whose outbox entries join every write of the hold.
     let sharedTier: SharedTierDatabase?
+    /// The database's limits, which count each write's records with it, under the gate.
+    let limits: LimitEnforcer?
     /// What the hold wrote, reported when it ends.
     fileprivate(set) var written = ChangeList()
     /// What the hold tried to write, forgotten in memory even if the write failed.
     fileprivate(set) var attempted = ChangeList()
-    /// Bytes of the writes that stored records, for the limits.
+    /// Bytes of the hold's writes: more than none tells the limits to look after the hold.
     fileprivate(set) var storedBytes = 0
 
     /// Forgets `change`'s key in memory when the hold ends, without writing or reporting
@@ -178,6 +190,8 @@ struct ExclusiveWrite {
         let write = sharedTier?.outboxed(write, changes) ?? write
         // The index step: the entries of records in indexed key spaces join the write.
         try indexes.apply(write, changes, to: engine, sync: sync)
+        // Counted here, write by write: each record's key and bytes, against a pass's cursor.
+        limits?.countStored(write, changes)
         written.append(contentsOf: changes)
         storedBytes += write.byteCount
     }
@@ -229,7 +243,7 @@ extension OpenDatabase {
                 try write.apply(to: engine, sync: sync)
             }
             // Counted under the gate, with the write: a measurement never sees one without the other.
-            limits?.countStored(changes, byteCount: write.byteCount)
+            limits?.countStored(write, changes)
             return true
         }
         guard applied else { return try commitExclusively() }
@@ -267,7 +281,7 @@ extension OpenDatabase {
             // Forgotten before the gate is let go, as `commitExclusively` does.
             defer { forget(changes) }
             try indexes.apply(write, changes, to: engine, sync: sync)
-            limits?.countStored(changes, byteCount: write.byteCount)
+            limits?.countStored(write, changes)
         }
         report(changes)
         sharedTier?.didCommit(changes)
@@ -305,12 +319,11 @@ extension OpenDatabase {
             if let limits, storedBytes > 0 { limits.didCommit(written, in: self) }
         }
         return try exclusiveWrite { engine in
-            var hold = ExclusiveWrite(engine: engine, indexes: indexes, sharedTier: sharedTier)
+            var hold = ExclusiveWrite(engine: engine, indexes: indexes, sharedTier: sharedTier, limits: limits)
             defer {
                 forget(hold.attempted)
                 written = hold.written
                 storedBytes = hold.storedBytes
-                if storedBytes > 0 { limits?.countStored(written, byteCount: storedBytes) }
             }
             return try body(&hold)
         }

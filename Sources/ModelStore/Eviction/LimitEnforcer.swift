@@ -45,6 +45,12 @@ final class LimitEnforcer: @unchecked Sendable {
     /// patterns; a measurement replaces the offset only (MeasuringPass.swift).
     private let offsetBytes = AtomicWord()
     private let offsetCount = AtomicWord()
+    /// Measurements begun since the open, each numbered under the exclusive write gate.
+    let measurementsBegun = AtomicWord()
+    /// Guards the offset's two words and ``measuredBy`` as a measurement replaces them.
+    private let offsetLock = Lock()
+    /// Guarded by ``offsetLock``: the number of the measurement the offset comes from.
+    private var measuredBy: UInt64 = 0
     let changedBytes = AtomicWord()
     let changedCount = AtomicWord()
     /// Records stored since the count was last measured: overwrites among them made it too high.
@@ -100,11 +106,16 @@ final class LimitEnforcer: @unchecked Sendable {
         key.withUnsafeBytes { count(records: -1, bytes: -byteCount, key: $0) }
     }
 
-    /// Replaces the count's offset after a measurement (MeasuringPass.swift).
-    func replaceOffset(bytes: Int, count: Int) {
-        offsetBytes.store(UInt64(bitPattern: Int64(bytes)))
-        offsetCount.store(UInt64(bitPattern: Int64(count)))
-        storedSinceMeasured.store(0)
+    /// Replaces the count's offset after the measurement numbered `ticket`, unless one begun
+    /// after it replaced it already (MeasuringPass.swift).
+    func replaceOffset(bytes: Int, count: Int, measuredBy ticket: UInt64) {
+        offsetLock.withLock {
+            guard ticket > measuredBy else { return }
+            measuredBy = ticket
+            offsetBytes.store(UInt64(bitPattern: Int64(bytes)))
+            offsetCount.store(UInt64(bitPattern: Int64(count)))
+            storedSinceMeasured.store(0)
+        }
     }
 
     /// Whether so many records were stored since the count was measured that overwrites may
@@ -276,7 +287,7 @@ extension LimitEnforcer {
     }
 
     /// After a committed write that made `changes`, counted under the write gate by
-    /// ``countStored(_:byteCount:)``: counts the records it stored as uses, then evicts if it
+    /// ``countStored(_:_:)``: counts the records it stored as uses, then evicts if it
     /// took the database over a limit. Writes that store nothing (removals, evictions) count
     /// nothing: what they free is measured by the next sweep.
     func didCommit(_ changes: ChangeList, in database: OpenDatabase) {

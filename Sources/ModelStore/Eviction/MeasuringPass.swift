@@ -18,6 +18,14 @@
 // measurement replaces the offset only (the measured records, less the changes counted before
 // the pass began and those set aside), so two passes that overlap never take each other's
 // correction for a change.
+//
+// A measurement that began before the one that last replaced the offset is dropped when it
+// finishes: removals the count does not see (expired records a sweep or a read removed) made
+// before the later one began are in what the later one read, and may not be in what the earlier
+// one read. Replacing the offset last, a sweep that waited for the walking lock while a sweep
+// begun after it went first undid the other's measurement: 500 records it had read live, the
+// other had removed as expired, were counted again, and eviction would have removed as many
+// live records (`LimitCountAttackTests/olderSweepFinishingLast`).
 
 /// A pass over the records in chunks that measures them for the limits.
 final class MeasuringPass: @unchecked Sendable {
@@ -27,15 +35,18 @@ final class MeasuringPass: @unchecked Sendable {
     let range: KeyRange
     /// The changes counted before the pass began.
     let countedBefore: (bytes: Int, count: Int)
+    /// When the pass began among the enforcer's measurements: a later one's result stands.
+    let ticket: UInt64
     /// Guarded by `passLock`: the first key the pass has not read yet; nil once it has read the range.
     fileprivate var resumeKey: [UInt8]?
     /// Guarded by `passLock`: changes counted during the pass to keys it reads after they were made.
     fileprivate var setAside = (bytes: 0, count: 0)
     private let passLock: Lock
 
-    fileprivate init(range: KeyRange, countedBefore: (bytes: Int, count: Int), passLock: Lock) {
+    fileprivate init(range: KeyRange, countedBefore: (bytes: Int, count: Int), ticket: UInt64, passLock: Lock) {
         self.range = range
         self.countedBefore = countedBefore
+        self.ticket = ticket
         self.passLock = passLock
         resumeKey = range.lowerBound
     }
@@ -69,36 +80,31 @@ extension LimitEnforcer {
         if passesRunning.load() != 0 { setAside(records: records, bytes: bytes, key: key) }
     }
 
-    /// Counts, under the write gate, a committed write that stored the records `changes` sets,
-    /// in `byteCount` bytes. While a pass runs, each record is checked against its cursor with an
-    /// equal share of the bytes (a write does not say how its bytes divide among its records).
-    func countStored(_ changes: ChangeList, byteCount: Int) {
+    /// Counts, under the write gate, a committed write that stored the records `changes` sets:
+    /// the bytes of its records' puts (``EngineWrite/recordByteCount``). While a pass runs, each
+    /// record is checked against its cursor with its own bytes, read back from the batch. (An
+    /// equal share of the write's bytes per record, as this once did, set aside too much or too
+    /// little when a batch's records differ in size and fall either side of the cursor: a sweep
+    /// beside batches of a 1-byte and a 3,000-byte record left the bytes 109,500 too high,
+    /// `LimitCountAttackTests/unevenBatchesBesideASweep`.)
+    func countStored(_ write: EngineWrite, _ changes: ChangeList) {
         var records = 0
         changes.forEach { if $0.kind == .set { records += 1 } }
         guard records > 0 else { return }
-        changedBytes.add(UInt64(bitPattern: Int64(byteCount)))
+        if case let .put(key, _) = write { return count(records: 1, bytes: write.recordByteCount, key: key) }
+        changedBytes.add(UInt64(bitPattern: Int64(write.recordByteCount)))
         changedCount.add(UInt64(records))
         storedSinceMeasured.add(UInt64(records))
-        guard passesRunning.load() != 0 else { return }
-        var share = byteCount / records + byteCount % records
-        changes.forEach { change in
-            guard change.kind == .set else { return }
-            _ = try? change.space.withPhysicalKey(change.key) { setAside(records: 1, bytes: share, key: $0) }
-            share = byteCount / records
-        }
+        guard passesRunning.load() != 0, case let .batch(batch) = write else { return }
+        batch.forEachRecordPut { key, bytes in setAside(records: 1, bytes: bytes, key: key) }
     }
 
     /// Counts, under the write gate, a committed single-key write that stored `change`'s record.
     @inline(__always)
     func countStored(_ write: EngineWrite, _ change: KeyChange) {
         guard change.kind == .set else { return }
-        let bytes = write.byteCount
-        if case let .put(key, _) = write { return count(records: 1, bytes: bytes, key: key) }
-        changedBytes.add(UInt64(bytes))
-        changedCount.add(1)
-        storedSinceMeasured.add(1)
-        guard passesRunning.load() != 0 else { return }
-        _ = try? change.space.withPhysicalKey(change.key) { setAside(records: 1, bytes: bytes, key: $0) }
+        if case let .put(key, _) = write { return count(records: 1, bytes: write.recordByteCount, key: key) }
+        countStored(write, ChangeList(change))
     }
 
     private func setAside(records: Int, bytes: Int, key: UnsafeRawBufferPointer) {
@@ -115,7 +121,8 @@ extension LimitEnforcer {
     /// and ends it with ``finish(_:measured:)`` or ``abandon(_:)``.
     func beginPass(over range: KeyRange, in database: OpenDatabase) -> MeasuringPass {
         database.writeGate.withWriteLock {
-            let pass = MeasuringPass(range: range, countedBefore: counted, passLock: passLock)
+            let pass = MeasuringPass(
+                range: range, countedBefore: counted, ticket: measurementsBegun.add(1) + 1, passLock: passLock)
             passLock.withLock { passes.append(pass) }
             passesRunning.add(1)
             return pass
@@ -133,7 +140,7 @@ extension LimitEnforcer {
         guard let setAside else { return }
         replaceOffset(
             bytes: measured.bytes - pass.countedBefore.bytes - setAside.bytes,
-            count: measured.count - pass.countedBefore.count - setAside.count)
+            count: measured.count - pass.countedBefore.count - setAside.count, measuredBy: pass.ticket)
     }
 
     /// Ends `pass` without measuring anything (it stopped early, or failed); ending it twice is harmless.
@@ -150,12 +157,12 @@ extension LimitEnforcer {
     /// an iterator made under the exclusive write gate (its snapshot holds every write counted
     /// before it and none after), and replaces the count with it.
     func measure(_ database: OpenDatabase) throws {
-        let (iterator, before) = try database.writeGate.withWriteLock {
-            () throws(ModelStoreError) -> (LevelDBIterator, (bytes: Int, count: Int)) in
-            (try database.run { try $0.makeIterator(snapshot: nil, fillCache: false) }, counted)
+        let (iterator, before, ticket) = try database.writeGate.withWriteLock {
+            () throws(ModelStoreError) -> (LevelDBIterator, (bytes: Int, count: Int), UInt64) in
+            (try database.run { try $0.makeIterator(snapshot: nil, fillCache: false) }, counted, measurementsBegun.add(1) + 1)
         }
         let measured = try database.run { _ in try Self.measuredRecords(with: iterator) }
-        replaceOffset(bytes: measured.bytes - before.bytes, count: measured.count - before.count)
+        replaceOffset(bytes: measured.bytes - before.bytes, count: measured.count - before.count, measuredBy: ticket)
     }
 
     /// The database's record bytes (keys plus values) and records, by one pass over them.
