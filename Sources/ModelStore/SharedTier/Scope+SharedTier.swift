@@ -213,7 +213,7 @@ extension Scope {
             tier.fills.add(
                 SharedTierFills.Fill(
                     scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.key,
-                    doubtsBegun: seen.doubtsBegun),
+                    keyHash: seen.keyHash, doubtsBegun: seen.doubtsBegun),
                 tier: tier)
             return
         }

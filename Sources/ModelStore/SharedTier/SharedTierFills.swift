@@ -25,6 +25,10 @@ final class SharedTierFills: Sendable {
         /// The counts of changes (remote and this process's) of the key's stripe and of bulk
         /// changes when the tier was asked (SharedTierKeyChanges.swift).
         let seen: SharedTierKeyChanges.Reading
+        /// The key's hash that picked its stripe when `seen` was read
+        /// (``SharedTierKeyChanges/hash(_:_:)``): the check reads the stripe with it, and its
+        /// batch tells keys apart by it (``SharedTierFillKeys``).
+        let keyHash: Int
         /// The count of the database's doubts begun when the tier was asked: the key is noted as
         /// revalidated as the fill lands only if none began since
         /// (``SharedTierDatabase/noteValidated(_:)``).
@@ -76,12 +80,13 @@ final class SharedTierFills: Sendable {
                 guard tier.bulkRemovalsUnderWay.load() == 0 else { return }
                 let batch = LevelDBWriteBatch()
                 var changes = ChangeList()
-                var written = Set<WrittenKey>()
+                var written = fills.count == 1 ? nil : SharedTierFillKeys(count: fills.count)
                 var landing: [Fill] = []
                 // The last read of a key wins (read after the others).
-                for fill in fills.reversed() where fill.seen == tier.keyChanges.reading(fill.scope.space.collection, fill.key)
-                    && (fills.count == 1 || written.insert(WrittenKey(bytes: fill.keyBytes)).inserted)
-                {
+                for index in fills.indices.reversed() {
+                    let fill = fills[index]
+                    guard fill.seen == tier.keyChanges.reading(hash: fill.keyHash), written?.take(index, of: fills) ?? true
+                    else { continue }
                     let absent = try fill.keyBytes.withUnsafeBytes { keyBytes in
                         try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
                     }
@@ -99,16 +104,6 @@ final class SharedTierFills: Sendable {
                 tier.noteValidated(landing)
                 try hold.write(.batch(batch), changes, sync: false)
             }
-        }
-    }
-
-    /// A key written by a batch, hashed as one run of bytes (an array of bytes hashes each
-    /// element on its own, several times slower, on the fills' thread that shares the CPU).
-    private struct WrittenKey: Hashable {
-        let bytes: [UInt8]
-
-        func hash(into hasher: inout Hasher) {
-            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
 }
