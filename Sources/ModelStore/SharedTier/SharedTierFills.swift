@@ -80,28 +80,33 @@ final class SharedTierFills: Sendable {
                 guard tier.bulkRemovalsUnderWay.load() == 0 else { return }
                 let batch = LevelDBWriteBatch()
                 var changes = ChangeList()
+                if fills.count > 1 { changes.reserveCapacity(fills.count) }
                 var written = fills.count == 1 ? nil : SharedTierFillKeys(count: fills.count)
-                var landing: [Fill] = []
+                // The fills that land, by index: each fill is read in place (a copy retains its
+                // five references, and releases them again).
+                var landing: [Int] = []
+                landing.reserveCapacity(fills.count)
                 // The last read of a key wins (read after the others).
                 for index in fills.indices.reversed() {
-                    let fill = fills[index]
-                    guard fill.seen == tier.keyChanges.reading(hash: fill.keyHash), written?.take(index, of: fills) ?? true
+                    guard fills[index].seen == tier.keyChanges.reading(hash: fills[index].keyHash),
+                        written?.take(index, of: fills) ?? true
                     else { continue }
-                    let absent = try fill.keyBytes.withUnsafeBytes { keyBytes in
+                    let absent = try fills[index].keyBytes.withUnsafeBytes { keyBytes in
                         try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
                     }
                     guard absent else { continue }
-                    fill.keyBytes.withUnsafeBytes { keyBytes in
-                        fill.bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
-                        if !fill.tags.isEmpty { TagIndex.addEntries(for: fill.tags, recordKey: keyBytes, to: batch) }
+                    fills[index].keyBytes.withUnsafeBytes { keyBytes in
+                        fills[index].bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+                        let tags = fills[index].tags
+                        if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }
                     }
-                    changes.append(KeyChange(fill.key, in: fill.scope.space, .set))
-                    landing.append(fill)
+                    changes.append(KeyChange(fills[index].key, in: fills[index].scope.space, .set))
+                    landing.append(index)
                 }
                 guard batch.count > 0 else { return }
                 // Noted before the write, under the gate: once a record is there, it is not doubted
                 // (a note for a write that then fails names a key with no record: harmless).
-                tier.noteValidated(landing)
+                tier.noteValidated(fills, at: landing)
                 try hold.write(.batch(batch), changes, sync: false)
             }
         }
