@@ -212,7 +212,7 @@ extension Scope {
         guard replacing != nil else {
             tier.fills.add(
                 SharedTierFills.Fill(
-                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.key,
+                    scope: self, key: key, bytes: bytes, tags: tags, seen: seen.key,
                     keyHash: seen.keyHash, doubtsBegun: seen.doubtsBegun),
                 tier: tier)
             return

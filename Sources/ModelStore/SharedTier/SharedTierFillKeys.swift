@@ -25,7 +25,8 @@ struct SharedTierFillKeys {
     }
 
     /// Takes the key of `fills[index]`; false if a fill taken before holds the same key (the
-    /// same bytes). Keys are told apart by their bytes, as LevelDB does: the hash only spares
+    /// same LevelDB bytes: the same key space, whose prefixes are prefix-free, and the same
+    /// UTF-8). Keys are told apart by their bytes, as LevelDB does: the hash only spares
     /// comparing them (an equal key has an equal hash: the same collection and the same key).
     mutating func take(_ index: Int, of fills: [SharedTierFills.Fill]) -> Bool {
         let hash = fills[index].keyHash
@@ -36,8 +37,13 @@ struct SharedTierFillKeys {
                 slots[slot] = index + 1
                 return true
             }
-            if fills[held - 1].keyHash == hash && fills[held - 1].keyBytes == fills[index].keyBytes { return false }
+            if fills[held - 1].keyHash == hash && Self.sameKey(fills[held - 1], fills[index]) { return false }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// Whether two fills name the same LevelDB key.
+    private static func sameKey(_ one: SharedTierFills.Fill, _ other: SharedTierFills.Fill) -> Bool {
+        one.scope.space == other.scope.space && one.key.utf8.elementsEqual(other.key.utf8)
     }
 }

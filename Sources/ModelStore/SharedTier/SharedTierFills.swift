@@ -18,8 +18,10 @@ final class SharedTierFills: Sendable {
     struct Fill: Sendable {
         /// The scope it was read through (its key space, its database).
         let scope: Scope
+        /// The key, validated when it was read (its LevelDB bytes are made again as it lands,
+        /// on the stack: an array of them per read cost the reader an allocation and the
+        /// fills' thread its release).
         let key: String
-        let keyBytes: [UInt8]
         let bytes: [UInt8]
         let tags: [String]
         /// The counts of changes (remote and this process's) of the key's stripe and of bulk
@@ -91,15 +93,14 @@ final class SharedTierFills: Sendable {
                     guard fills[index].seen == tier.keyChanges.reading(hash: fills[index].keyHash),
                         written?.take(index, of: fills) ?? true
                     else { continue }
-                    let absent = try fills[index].keyBytes.withUnsafeBytes { keyBytes in
-                        try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
-                    }
-                    guard absent else { continue }
-                    fills[index].keyBytes.withUnsafeBytes { keyBytes in
+                    let put = try fills[index].scope.space.withPhysicalKey(ofValidated: fills[index].key) { keyBytes in
+                        guard try hold.engine.withValue(forKey: keyBytes, { $0 == nil }) else { return false }
                         fills[index].bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
                         let tags = fills[index].tags
                         if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }
+                        return true
                     }
+                    guard put else { continue }
                     changes.append(KeyChange(fills[index].key, in: fills[index].scope.space, .set))
                     landing.append(index)
                 }
