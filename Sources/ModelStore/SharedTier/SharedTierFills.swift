@@ -85,7 +85,7 @@ final class SharedTierFills: Sendable {
                 if fills.count > 1 { changes.reserveCapacity(fills.count) }
                 var written = fills.count == 1 ? nil : SharedTierFillKeys(count: fills.count)
                 // The fills that land, by index: each fill is read in place (a copy retains its
-                // five references, and releases them again).
+                // references, and releases them again).
                 var landing: [Int] = []
                 landing.reserveCapacity(fills.count)
                 // The last read of a key wins (read after the others).
