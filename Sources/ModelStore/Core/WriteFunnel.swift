@@ -95,6 +95,12 @@ struct ChangeList {
     }
 
     mutating func append(contentsOf other: ChangeList) {
+        // Into an empty list (a hold's first write): the other list itself, its array shared
+        // with one retain instead of each change copied (a retain of its key and key space).
+        guard !isEmpty else {
+            self = other
+            return
+        }
         other.forEach { append($0) }
         prefixes += other.prefixes
     }

@@ -102,6 +102,15 @@ struct KeySpace: Sendable, Hashable {
         _ key: String, _ body: (UnsafeRawBufferPointer) throws -> Result
     ) throws -> Result {
         try ModelStore.validate(key: key)
+        return try withPhysicalKey(ofValidated: key, body)
+    }
+
+    /// Calls `body` with the physical bytes of `key`, a key validated before (a queued fill's,
+    /// read through ``withPhysicalKey(_:_:)``): only what `body` throws is thrown.
+    @inline(__always)
+    func withPhysicalKey<Result>(
+        ofValidated key: String, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
         var key = key
         return try key.withUTF8 { keyBytes in
             guard !isDefault else { return try body(UnsafeRawBufferPointer(keyBytes)) }

@@ -212,8 +212,8 @@ extension Scope {
         guard replacing != nil else {
             tier.fills.add(
                 SharedTierFills.Fill(
-                    scope: self, key: key, keyBytes: Array(keyBytes), bytes: bytes, tags: tags, seen: seen.key,
-                    doubtsBegun: seen.doubtsBegun),
+                    scope: self, key: key, bytes: bytes, tags: tags, seen: seen.key,
+                    keyHash: seen.keyHash, doubtsBegun: seen.doubtsBegun),
                 tier: tier)
             return
         }

@@ -88,15 +88,15 @@ extension SharedTierDatabase {
         }
     }
 
-    /// Notes that the records of the queued fills `fills` landed as read from the tier (so they
-    /// are current, whatever their versions say of the horizon), each only if no doubt began
-    /// since it was read: one that began after the read doubts what was read before it.
-    func noteValidated(_ fills: [SharedTierFills.Fill]) {
+    /// Notes that the records of the queued fills `fills` at `indices` landed as read from the
+    /// tier (so they are current, whatever their versions say of the horizon), each only if no
+    /// doubt began since it was read: one that began after the read doubts what was read before it.
+    func noteValidated(_ fills: [SharedTierFills.Fill], at indices: [Int]) {
         guard doubtHorizon.load() != 0 else { return }
         validated.withLock { keys in
             let current = doubtsBegun.load()
-            for fill in fills where fill.doubtsBegun == current && keys.count < Self.validatedLimit {
-                keys.insert(ByteKey(fill.key, in: fill.scope.space))
+            for index in indices where fills[index].doubtsBegun == current && keys.count < Self.validatedLimit {
+                keys.insert(ByteKey(fills[index].key, in: fills[index].scope.space))
             }
         }
     }

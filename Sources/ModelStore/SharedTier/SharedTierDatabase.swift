@@ -189,6 +189,9 @@ public final class SharedTierDatabase: Sendable {
         let remote: UInt64
         /// The counts of the key's stripe and of bulk changes (what a queued fill is checked against).
         let key: SharedTierKeyChanges.Reading
+        /// The key's hash that picked its stripe (``SharedTierKeyChanges/hash(_:_:)``), kept by a
+        /// queued fill.
+        let keyHash: Int
         /// The count of doubts begun (``doubtsBegun``): what a queued fill's revalidation note is
         /// checked against.
         let doubtsBegun: UInt64
@@ -196,8 +199,10 @@ public final class SharedTierDatabase: Sendable {
 
     /// The counts now, for a read of `key` in `collection` (``ChangesSeen``).
     func changesSeen(_ collection: String?, _ key: String) -> ChangesSeen {
-        let keyReading = keyChanges.reading(collection, key)
-        return ChangesSeen(remote: remoteChanges.load(), key: keyReading, doubtsBegun: doubtsBegun.load())
+        let keyHash = keyChanges.hash(collection, key)
+        let keyReading = keyChanges.reading(hash: keyHash)
+        return ChangesSeen(
+            remote: remoteChanges.load(), key: keyReading, keyHash: keyHash, doubtsBegun: doubtsBegun.load())
     }
 
     /// Runs `body`, a bulk removal of this process (by prefix, tag or key space, with its

@@ -18,13 +18,19 @@ final class SharedTierFills: Sendable {
     struct Fill: Sendable {
         /// The scope it was read through (its key space, its database).
         let scope: Scope
+        /// The key, validated when it was read (its LevelDB bytes are made again as it lands,
+        /// on the stack: an array of them per read cost the reader an allocation and the
+        /// fills' thread its release).
         let key: String
-        let keyBytes: [UInt8]
         let bytes: [UInt8]
         let tags: [String]
         /// The counts of changes (remote and this process's) of the key's stripe and of bulk
         /// changes when the tier was asked (SharedTierKeyChanges.swift).
         let seen: SharedTierKeyChanges.Reading
+        /// The key's hash that picked its stripe when `seen` was read
+        /// (``SharedTierKeyChanges/hash(_:_:)``): the check reads the stripe with it, and its
+        /// batch tells keys apart by it (``SharedTierFillKeys``).
+        let keyHash: Int
         /// The count of the database's doubts begun when the tier was asked: the key is noted as
         /// revalidated as the fill lands only if none began since
         /// (``SharedTierDatabase/noteValidated(_:)``).
@@ -76,39 +82,34 @@ final class SharedTierFills: Sendable {
                 guard tier.bulkRemovalsUnderWay.load() == 0 else { return }
                 let batch = LevelDBWriteBatch()
                 var changes = ChangeList()
-                var written = Set<WrittenKey>()
-                var landing: [Fill] = []
+                if fills.count > 1 { changes.reserveCapacity(fills.count) }
+                var written = fills.count == 1 ? nil : SharedTierFillKeys(count: fills.count)
+                // The fills that land, by index: each fill is read in place (a copy retains its
+                // references, and releases them again).
+                var landing: [Int] = []
+                landing.reserveCapacity(fills.count)
                 // The last read of a key wins (read after the others).
-                for fill in fills.reversed() where fill.seen == tier.keyChanges.reading(fill.scope.space.collection, fill.key)
-                    && (fills.count == 1 || written.insert(WrittenKey(bytes: fill.keyBytes)).inserted)
-                {
-                    let absent = try fill.keyBytes.withUnsafeBytes { keyBytes in
-                        try hold.engine.withValue(forKey: keyBytes) { $0 == nil }
+                for index in fills.indices.reversed() {
+                    guard fills[index].seen == tier.keyChanges.reading(hash: fills[index].keyHash),
+                        written?.take(index, of: fills) ?? true
+                    else { continue }
+                    let put = try fills[index].scope.space.withPhysicalKey(ofValidated: fills[index].key) { keyBytes in
+                        guard try hold.engine.withValue(forKey: keyBytes, { $0 == nil }) else { return false }
+                        fills[index].bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
+                        let tags = fills[index].tags
+                        if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }
+                        return true
                     }
-                    guard absent else { continue }
-                    fill.keyBytes.withUnsafeBytes { keyBytes in
-                        fill.bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
-                        if !fill.tags.isEmpty { TagIndex.addEntries(for: fill.tags, recordKey: keyBytes, to: batch) }
-                    }
-                    changes.append(KeyChange(fill.key, in: fill.scope.space, .set))
-                    landing.append(fill)
+                    guard put else { continue }
+                    changes.append(KeyChange(fills[index].key, in: fills[index].scope.space, .set))
+                    landing.append(index)
                 }
                 guard batch.count > 0 else { return }
                 // Noted before the write, under the gate: once a record is there, it is not doubted
                 // (a note for a write that then fails names a key with no record: harmless).
-                tier.noteValidated(landing)
+                tier.noteValidated(fills, at: landing)
                 try hold.write(.batch(batch), changes, sync: false)
             }
-        }
-    }
-
-    /// A key written by a batch, hashed as one run of bytes (an array of bytes hashes each
-    /// element on its own, several times slower, on the fills' thread that shares the CPU).
-    private struct WrittenKey: Hashable {
-        let bytes: [UInt8]
-
-        func hash(into hasher: inout Hasher) {
-            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
         }
     }
 }

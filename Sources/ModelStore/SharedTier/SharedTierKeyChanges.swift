@@ -25,24 +25,32 @@ final class SharedTierKeyChanges: Sendable {
         let bulk: UInt64
     }
 
-    /// The stripe of `key` in `collection`.
-    private func stripe(_ collection: String?, _ key: String) -> AtomicWord {
+    /// The hash of `key` in `collection` that picks its stripe. Equal keys (equal collections
+    /// and keys) hash alike in one process, so a queued fill keeps its reading's hash
+    /// (``SharedTierFills/Fill/keyHash``): its check loads its stripe without hashing the key
+    /// again, and its batch tells keys apart by it (SharedTierFillKeys.swift).
+    func hash(_ collection: String?, _ key: String) -> Int {
         var hasher = Hasher()
         hasher.combine(collection)
         hasher.combine(key)
-        return stripes[Int(UInt(bitPattern: hasher.finalize()) % UInt(Self.stripeCount))]
+        return hasher.finalize()
     }
 
-    /// The counts for `key` now. The bulk count is read first: a change counted between the two
-    /// loads shows up at the fill's check.
-    func reading(_ collection: String?, _ key: String) -> Reading {
+    /// The stripe of the key whose ``hash(_:_:)`` is `hash`.
+    private func stripe(hash: Int) -> AtomicWord {
+        stripes[Int(UInt(bitPattern: hash) % UInt(Self.stripeCount))]
+    }
+
+    /// The counts now for the key whose ``hash(_:_:)`` is `hash`. The bulk count is read first: a
+    /// change counted between the two loads shows up at the fill's check.
+    func reading(hash: Int) -> Reading {
         let bulk = bulk.load()
-        return Reading(stripe: stripe(collection, key).load(), bulk: bulk)
+        return Reading(stripe: stripe(hash: hash).load(), bulk: bulk)
     }
 
     /// Counts a change of `key` (before it is applied).
     func changed(_ collection: String?, _ key: String) {
-        _ = stripe(collection, key).add(1)
+        _ = stripe(hash: hash(collection, key)).add(1)
     }
 
     /// Counts a change that names no key (before it is applied, and again after it, for one
