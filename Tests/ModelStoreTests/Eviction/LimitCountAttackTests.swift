@@ -53,31 +53,12 @@ struct LimitCountAttackTests {
         let small = Self.payload(1)
         let large = Self.payload(3_000)
         for round in 0..<3 {
-            let started = DispatchSemaphore(value: 0)
-            let swept = Counter()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await offloadForTest {
-                        var index = 0
-                        while swept.value == 0 || index < 200 {
-                            try store.write { batch in
-                                try batch.set(small, forKey: "a\(round)-\(index)")
-                                try batch.set(large, forKey: "z\(round)-\(index)")
-                            }
-                            index += 1
-                            if index == 50 { started.signal() }
-                        }
-                    }
+            try await write(atLeast: 200, startingWorkAfter: 50, { _, index in
+                try store.write { batch in
+                    try batch.set(small, forKey: "a\(round)-\(index)")
+                    try batch.set(large, forKey: "z\(round)-\(index)")
                 }
-                group.addTask {
-                    try await offloadForTest {
-                        started.wait()
-                        _ = try store.removeExpiredObjects()
-                        swept.add()
-                    }
-                }
-                try await group.waitForAll()
-            }
+            }, beside: { _ = try store.removeExpiredObjects() })
             try Self.expectExact(store)
         }
     }
@@ -91,55 +72,30 @@ struct LimitCountAttackTests {
         let posts = store.collection("posts")
         try PostIndexes.define(on: posts)
         try await store.importObjects(0..<20_000, key: { String(format: "k%06d", $0) }, batchSize: 5_000)
-        let done = Counter()
         let post = Post(author: "ada", createdAt: Date(timeIntervalSinceReferenceDate: 0))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await offloadForTest {
-                    let c = store.collection("c")
-                    var index = 0
-                    while done.value < 2 || index < 500 {
-                        switch index % 4 {
-                        case 0: try c.set(Self.payload(index % 97), forKey: "c\(index)")
-                        case 1: try c.set("v", forKey: "t\(index)", tags: ["team"])
-                        case 2:
-                            try store.write { batch in
-                                try batch.set(Self.payload(500), forKey: "0\(index)", in: "c")
-                                try batch.set("v", forKey: "~\(index)", tags: ["x"])
-                                try batch.set(Self.payload(7), forKey: "m\(index)")
-                            }
-                        default: try store.set(Self.payload(index % 13), forKey: "z\(index)")
-                        }
-                        index += 1
+        let c = store.collection("c")
+        try await write(on: 2, atLeast: 500, workers: 2, { writer, index in
+            if writer == 0 {
+                switch index % 4 {
+                case 0: try c.set(Self.payload(index % 97), forKey: "c\(index)")
+                case 1: try c.set("v", forKey: "t\(index)", tags: ["team"])
+                case 2:
+                    try store.write { batch in
+                        try batch.set(Self.payload(500), forKey: "0\(index)", in: "c")
+                        try batch.set("v", forKey: "~\(index)", tags: ["x"])
+                        try batch.set(Self.payload(7), forKey: "m\(index)")
                     }
+                default: try store.set(Self.payload(index % 13), forKey: "z\(index)")
                 }
-            }
-            group.addTask {
-                try await offloadForTest {
-                    var index = 0
-                    while done.value < 2 || index < 300 {
-                        if index % 3 == 0 {
-                            try store.write { batch in
-                                try batch.set(post, forKey: "p\(index)", in: posts)
-                                try batch.set(Self.payload(900), forKey: "q\(index)", in: posts)  // not a Post: no entry
-                            }
-                        } else {
-                            try posts.set(post, forKey: "p\(index)", tags: index % 2 == 0 ? ["team"] : [])
-                        }
-                        index += 1
-                    }
+            } else if index % 3 == 0 {
+                try store.write { batch in
+                    try batch.set(post, forKey: "p\(index)", in: posts)
+                    try batch.set(Self.payload(900), forKey: "q\(index)", in: posts)  // not a Post: no entry
                 }
+            } else {
+                try posts.set(post, forKey: "p\(index)", tags: index % 2 == 0 ? ["team"] : [])
             }
-            for _ in 0..<2 {
-                group.addTask {
-                    try await offloadForTest {
-                        for _ in 0..<3 { _ = try store.removeExpiredObjects() }
-                        done.add()
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        }, beside: { for _ in 0..<3 { _ = try store.removeExpiredObjects() } })
         try Self.expectExact(store)
     }
 
@@ -199,30 +155,12 @@ struct LimitCountAttackTests {
         configuration.eviction = eviction
         configuration.evictsInline = true
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
-        let done = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<2 {
-                group.addTask {
-                    try await offloadForTest {
-                        var index = 0
-                        while done.value == 0 || index < 2_000 {
-                            try store.write { batch in
-                                try batch.set(Self.payload(10), forKey: "a\(writer)-\(index)")
-                                try batch.set(Self.payload(1_500), forKey: "z\(writer)-\(index)")
-                            }
-                            index += 1
-                        }
-                    }
-                }
+        try await write(on: 2, atLeast: 2_000, { writer, index in
+            try store.write { batch in
+                try batch.set(Self.payload(10), forKey: "a\(writer)-\(index)")
+                try batch.set(Self.payload(1_500), forKey: "z\(writer)-\(index)")
             }
-            group.addTask {
-                try await offloadForTest {
-                    for _ in 0..<3 { _ = try store.removeExpiredObjects() }
-                    done.add()
-                }
-            }
-            try await group.waitForAll()
-        }
+        }, beside: { for _ in 0..<3 { _ = try store.removeExpiredObjects() } })
         try Self.expectExact(store)
         let measured = try LimitEnforcementTests.measured(store)
         #expect(measured.bytes <= limit)
@@ -243,34 +181,16 @@ struct LimitCountAttackTests {
         configuration.maximumRecordCount = limit
         configuration.eviction = eviction
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
-        let done = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<2 {
-                group.addTask {
-                    try await offloadForTest {
-                        var index = 0
-                        while done.value == 0 || index < 7_000 {
-                            if index % 2 == 0 {
-                                try store.set(Self.payload(index % 40), forKey: "w\(writer)-\(index)")
-                            } else {
-                                try store.write { batch in
-                                    try batch.set("v", forKey: "a\(writer)-\(index)")
-                                    try batch.set(Self.payload(300), forKey: "z\(writer)-\(index)", in: "c")
-                                }
-                            }
-                            index += 1
-                        }
-                    }
+        try await write(on: 2, atLeast: 7_000, { writer, index in
+            if index % 2 == 0 {
+                try store.set(Self.payload(index % 40), forKey: "w\(writer)-\(index)")
+            } else {
+                try store.write { batch in
+                    try batch.set("v", forKey: "a\(writer)-\(index)")
+                    try batch.set(Self.payload(300), forKey: "z\(writer)-\(index)", in: "c")
                 }
             }
-            group.addTask {
-                try await offloadForTest {
-                    for _ in 0..<3 { _ = try store.removeExpiredObjects() }
-                    done.add()
-                }
-            }
-            try await group.waitForAll()
-        }
+        }, beside: { for _ in 0..<3 { _ = try store.removeExpiredObjects() } })
         try Self.expectExact(store)
         let measured = try LimitEnforcementTests.measured(store)
         #expect(measured.count <= limit)
@@ -288,30 +208,12 @@ struct LimitCountAttackTests {
         configuration.evictsInline = true
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         try await store.importObjects(0..<(limit - 1), key: { String(format: "k%06d", $0) }, batchSize: 5_000)
-        let done = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await offloadForTest {
-                    var index = 0
-                    while done.value < 2 || index < 2_000 {
-                        try store.write { batch in
-                            try batch.set("v", forKey: "a\(index)")
-                            try batch.set(Self.payload(200), forKey: "z\(index)", tags: ["t"])
-                        }
-                        index += 1
-                    }
-                }
+        try await write(atLeast: 2_000, workers: 2, { _, index in
+            try store.write { batch in
+                try batch.set("v", forKey: "a\(index)")
+                try batch.set(Self.payload(200), forKey: "z\(index)", tags: ["t"])
             }
-            for _ in 0..<2 {
-                group.addTask {
-                    try await offloadForTest {
-                        for _ in 0..<3 { _ = try store.removeExpiredObjects() }
-                        done.add()
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
+        }, beside: { for _ in 0..<3 { _ = try store.removeExpiredObjects() } })
         try Self.expectExact(store)
         _ = try store.removeExpiredObjects()
         #expect(try LimitEnforcementTests.measured(store).count <= limit)
@@ -354,41 +256,22 @@ struct LimitCountAttackTests {
         let good = Post(author: "ada", createdAt: Date(timeIntervalSinceReferenceDate: 0))
         let bad = Post(author: "bad", createdAt: Date(timeIntervalSinceReferenceDate: 0))
         let failed = Counter()
-        let started = DispatchSemaphore(value: 0)
-        let swept = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await offloadForTest {
-                    var index = 0
-                    while swept.value == 0 || index < 300 {
-                        do {
-                            switch index % 3 {
-                            case 0: try posts.set(index % 2 == 0 ? bad : good, forKey: "p\(index)")
-                            case 1:
-                                try store.write { batch in
-                                    try batch.set("v", forKey: "a\(index)")
-                                    try batch.set(index % 2 == 0 ? bad : good, forKey: "p\(index)", in: posts)
-                                    try batch.set(Self.payload(800), forKey: "z\(index)")
-                                }
-                            default: try store.set(Self.payload(index % 31), forKey: "y\(index)")
-                            }
-                        } catch ModelStoreError.indexerFailed {
-                            failed.add()
-                        }
-                        index += 1
-                        if index == 30 { started.signal() }
+        try await write(atLeast: 300, startingWorkAfter: 30, { _, index in
+            do {
+                switch index % 3 {
+                case 0: try posts.set(index % 2 == 0 ? bad : good, forKey: "p\(index)")
+                case 1:
+                    try store.write { batch in
+                        try batch.set("v", forKey: "a\(index)")
+                        try batch.set(index % 2 == 0 ? bad : good, forKey: "p\(index)", in: posts)
+                        try batch.set(Self.payload(800), forKey: "z\(index)")
                     }
+                default: try store.set(Self.payload(index % 31), forKey: "y\(index)")
                 }
+            } catch ModelStoreError.indexerFailed {
+                failed.add()
             }
-            group.addTask {
-                try await offloadForTest {
-                    started.wait()
-                    _ = try store.removeExpiredObjects()
-                    swept.add()
-                }
-            }
-            try await group.waitForAll()
-        }
+        }, beside: { _ = try store.removeExpiredObjects() })
         #expect(failed.value > 0)
         try Self.expectExact(store)
     }

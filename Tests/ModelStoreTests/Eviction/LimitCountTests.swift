@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Testing
 @_spi(Benchmark) @testable import ModelStore
@@ -9,26 +8,20 @@ import ModelStoreTestSupport
 /// removed a record too many: `IndexMaintenanceTests/bulkRemovals` left 9 of its 10 records).
 @Suite("Limits: the count stays exact while measurements run beside writers")
 struct LimitCountTests {
-    /// Writes new records (no overwrite: the count is exact only without them) spread over the
-    /// key range, single sets and batches of two, until `stop` says so; signals `started` after
-    /// the first 100.
-    static func writeNewRecords(
-        to store: ModelStore, prefix: String, started: DispatchSemaphore, until stop: Counter
-    ) throws {
-        var index = 0
-        // 7,919 is prime to 20,000: the keys are distinct and land ahead of and behind a pass.
-        while index < 20_000 && (stop.value == 0 || index < 2_000) {
-            let key = String(format: "\(prefix)%06d", (index * 7_919 % 20_000) * 2 + 1)
-            if index % 3 == 0 {
-                try store.write { batch in
-                    try batch.set("v", forKey: key + "a")
-                    try batch.set("v", forKey: key + "b")
-                }
-            } else {
-                try store.set("v", forKey: key + "a")
+    /// Writes the `index`th new record (no overwrite: the count is exact only without them),
+    /// the keys spread over the key range, as a single set or, one time in three, a batch of
+    /// two; nothing past the 20,000th (7,919 is prime to 20,000: the keys are distinct and land
+    /// ahead of and behind a pass).
+    static func writeNewRecord(_ index: Int, to store: ModelStore, prefix: String) throws {
+        guard index < 20_000 else { return }
+        let key = String(format: "\(prefix)%06d", (index * 7_919 % 20_000) * 2 + 1)
+        if index % 3 == 0 {
+            try store.write { batch in
+                try batch.set("v", forKey: key + "a")
+                try batch.set("v", forKey: key + "b")
             }
-            index += 1
-            if index == 100 { started.signal() }
+        } else {
+            try store.set("v", forKey: key + "a")
         }
     }
 
@@ -48,23 +41,9 @@ struct LimitCountTests {
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         try await store.importObjects(0..<40_000, key: { String(format: "k%06d", $0 * 2) }, batchSize: 5_000)
         for round in 0..<3 {
-            let started = DispatchSemaphore(value: 0)
-            let swept = Counter()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    try await offloadForTest {
-                        try Self.writeNewRecords(to: store, prefix: "k\(round)-", started: started, until: swept)
-                    }
-                }
-                group.addTask {
-                    try await offloadForTest {
-                        started.wait()
-                        _ = try store.removeExpiredObjects()
-                        swept.add()
-                    }
-                }
-                try await group.waitForAll()
-            }
+            try await write(atLeast: 2_000, startingWorkAfter: 100, { _, index in
+                try Self.writeNewRecord(index, to: store, prefix: "k\(round)-")
+            }, beside: { _ = try store.removeExpiredObjects() })
             try Self.expectCountMatchesTheDatabase(store)
         }
     }
@@ -80,24 +59,9 @@ struct LimitCountTests {
         var configuration = fixture.configuration
         configuration.maximumRecordCount = 10_000_000
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
-        let measuredOnce = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<2 {
-                group.addTask {
-                    try await offloadForTest {
-                        try Self.writeNewRecords(
-                            to: store, prefix: "w\(writer)-", started: DispatchSemaphore(value: 0), until: measuredOnce)
-                    }
-                }
-            }
-            group.addTask {
-                try await offloadForTest {
-                    store.database.limits?.waitForBackgroundWork()
-                    measuredOnce.add()
-                }
-            }
-            try await group.waitForAll()
-        }
+        try await write(on: 2, atLeast: 2_000, { writer, index in
+            try Self.writeNewRecord(index, to: store, prefix: "w\(writer)-")
+        }, beside: { store.database.limits?.waitForBackgroundWork() })
         try Self.expectCountMatchesTheDatabase(store)
     }
 
@@ -110,22 +74,10 @@ struct LimitCountTests {
         configuration.evictsInline = true
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
         try await store.importObjects(0..<(limit - 1), key: { String(format: "k%06d", $0 * 2) }, batchSize: 5_000)
-        let done = Counter()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await offloadForTest {
-                    // Past the limit: each write evicts in its own thread, and walks go round.
-                    try Self.writeNewRecords(to: store, prefix: "k", started: DispatchSemaphore(value: 0), until: done)
-                }
-            }
-            group.addTask {
-                try await offloadForTest {
-                    for _ in 0..<5 { _ = try store.removeExpiredObjects() }
-                    done.add()
-                }
-            }
-            try await group.waitForAll()
-        }
+        // Past the limit: each write evicts in its own thread, and walks go round.
+        try await write(atLeast: 2_000, { _, index in
+            try Self.writeNewRecord(index, to: store, prefix: "k")
+        }, beside: { for _ in 0..<5 { _ = try store.removeExpiredObjects() } })
         let measured = try LimitEnforcementTests.measured(store)
         #expect(measured.count <= limit)
         #expect(measured.count >= limit - limit / 128 - 2)  // a walk goes to its slack below the limit, no further
