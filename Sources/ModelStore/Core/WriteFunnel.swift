@@ -135,16 +135,6 @@ enum EngineWrite {
     case delete(key: UnsafeRawBufferPointer)
     case batch(LevelDBWriteBatch)
 
-    /// The bytes the write hands LevelDB (keys and values), which the limits count
-    /// (Eviction/LimitEnforcer.swift).
-    var byteCount: Int {
-        switch self {
-        case let .put(key, value): key.count + value.count
-        case let .delete(key): key.count
-        case let .batch(batch): batch.byteCount
-        }
-    }
-
     /// The bytes of the user records the write stores (keys and values), which the limits count
     /// (Eviction/LimitEnforcer.swift): a batch's tag-index and outbox entries are not records.
     var recordByteCount: Int {
@@ -180,8 +170,6 @@ struct ExclusiveWrite {
     fileprivate(set) var written = ChangeList()
     /// What the hold tried to write, forgotten in memory even if the write failed.
     fileprivate(set) var attempted = ChangeList()
-    /// Bytes of the hold's writes: more than none tells the limits to look after the hold.
-    fileprivate(set) var storedBytes = 0
 
     /// Forgets `change`'s key in memory when the hold ends, without writing or reporting
     /// anything: a rewrite that found nothing to rewrite still ends what memory holds of the key.
@@ -199,7 +187,6 @@ struct ExclusiveWrite {
         // Counted here, write by write: each record's key and bytes, against a pass's cursor.
         limits?.countStored(write, changes)
         written.append(contentsOf: changes)
-        storedBytes += write.byteCount
     }
 }
 
@@ -317,19 +304,17 @@ extension OpenDatabase {
     /// ``write(_:)``): a refusal of the caller's (a damaged record, say) is returned, not thrown.
     func commitExclusively<Result>(_ body: (inout ExclusiveWrite) throws -> Result) throws(ModelStoreError) -> Result {
         var written = ChangeList()
-        var storedBytes = 0
         defer {
             report(written)
             sharedTier?.didCommit(written)
             // After the gate is let go: an eviction the write calls for takes it exclusively.
-            if let limits, storedBytes > 0 { limits.didCommit(written, in: self) }
+            limits?.didCommit(written, in: self)
         }
         return try exclusiveWrite { engine in
             var hold = ExclusiveWrite(engine: engine, indexes: indexes, sharedTier: sharedTier, limits: limits)
             defer {
                 forget(hold.attempted)
                 written = hold.written
-                storedBytes = hold.storedBytes
             }
             return try body(&hold)
         }
