@@ -14,7 +14,10 @@ import Synchronization
 /// - `cache-hit-scalars`, `cache-hit-scalars-x2`: `cache-hit` and `cache-hit-x2` with a model of
 ///   numbers only (``ScalarProfile``), whose copy retains nothing: what two threads' hits cost
 ///   without the reference counts of a model's strings and arrays, which every copy of a
-///   ``Profile`` out of the cache retains and its reader releases.
+///   ``Profile`` out of the cache retains and its reader releases;
+/// - `frozen-hit`, `frozen-hit-x2`: the same reads of a `[String: Profile]` that never changes,
+///   without any lock: the ceiling of any cache that hands out copies of a ``Profile``, whose
+///   two threads' scaling is bounded by the reference counts both threads' copies write.
 enum CacheHitWorkloads {
     static let all = [
         Workload(id: "cache-hit", title: "object-cache hit, 1 thread (ns)"),
@@ -23,6 +26,8 @@ enum CacheHitWorkloads {
         Workload(id: "dict-hit-x2", title: "Mutex<[String: Profile]> hit, 2 threads (wall ns per read)"),
         Workload(id: "cache-hit-scalars", title: "object-cache hit, a model of numbers, 1 thread (ns)"),
         Workload(id: "cache-hit-scalars-x2", title: "object-cache hit, a model of numbers, 2 threads (wall ns per read)"),
+        Workload(id: "frozen-hit", title: "[String: Profile] never changed, no lock, 1 thread (ns)"),
+        Workload(id: "frozen-hit-x2", title: "[String: Profile] never changed, no lock, 2 threads (wall ns per read)"),
     ]
 
     static let keyCount = 1_000
@@ -63,6 +68,10 @@ enum CacheHitWorkloads {
         let readDictionary: @Sendable (Int) -> Void = { thread in
             for key in orders[thread] { blackHole(dictionary.mutex.withLock { $0[key] }) }
         }
+        let frozen = dictionary.mutex.withLock { $0 }
+        let readFrozen: @Sendable (Int) -> Void = { thread in
+            for key in orders[thread] { blackHole(frozen[key]) }
+        }
         func onTwoThreads(_ body: @Sendable (Int) -> Void) {
             DispatchQueue.concurrentPerform(iterations: 2) { thread in body(thread) }
         }
@@ -73,6 +82,10 @@ enum CacheHitWorkloads {
         }
         if selected("dict-hit-x2") {
             record("dict-hit-x2", try measuredRegion(2 * hits, scale: 1e3) { onTwoThreads(readDictionary) })
+        }
+        if selected("frozen-hit") { record("frozen-hit", try measuredRegion(hits, scale: 1e3) { readFrozen(0) }) }
+        if selected("frozen-hit-x2") {
+            record("frozen-hit-x2", try measuredRegion(2 * hits, scale: 1e3) { onTwoThreads(readFrozen) })
         }
         try store.close()
         try ModelStore.deleteDatabase(named: "cached", in: configuration.directory)
