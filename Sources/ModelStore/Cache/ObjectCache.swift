@@ -18,8 +18,9 @@ import Darwin
 /// Built for hits from many threads at once (with one LRU list under one lock, two threads of
 /// all-hit reads did half the work of one: PERFORMANCE.md, "Concurrency"):
 /// - the keys are split over up to 32 shards by a hash of their bytes, each shard with its own
-///   lock, and each shard's lock and bookkeeping on cache lines of their own, so hits on
-///   different shards share no memory that either writes;
+///   writers' lock, and each shard's lock and bookkeeping on cache lines of their own, so hits
+///   on different shards share no memory that either writes; hits on one shard take no lock
+///   (below), and retain nothing;
 /// - recency is approximate (CLOCK, "second chance"): a hit sets its entry's referenced flag,
 ///   and only if it is clear, instead of moving the entry in a shared list; eviction sweeps a
 ///   shard's entries, clearing flags, and evicts the first entry not referenced since the
@@ -30,11 +31,22 @@ import Darwin
 ///   points at, so stale entries in any shard age out.
 ///
 /// Small caches (under 64 entries) use one shard: their eviction order is exactly CLOCK's.
+///
+/// Hits take no lock (with a lock per shard, two threads' hits wrote its word on every hit and
+/// handed its line back and forth: PERFORMANCE.md, "Two threads' hits"). A shard's readers
+/// count themselves in one of ``readerSlotCount`` counters, each on lines of its own, picked by
+/// the thread (``ReaderSlot``); a thread that changes the shard takes its mutex, raises its
+/// writer flag and waits until every counter is zero. A reader counts itself and then reads the
+/// flag, a writer raises the flag and then reads the counts, all sequentially consistent: one
+/// of the two sees the other, so a reader either sees no writer and reads while none can start,
+/// or steps back and reads under the mutex. Readers change nothing of the shard but an entry's
+/// referenced flag, with an atomic store.
 final class ObjectCache: @unchecked Sendable {
-    // @unchecked: each shard's state is only touched while holding that shard's mutex; the
-    // entry count and the eviction hand are atomic words. Values are only cached for
-    // non-class model types (see `isCacheable`), so handing the same value to several threads
-    // copies it.
+    // @unchecked: each shard's state is changed only while holding that shard's mutex with its
+    // writer flag raised and no reader counted, and read only under the mutex or counted as a
+    // reader (above); the entry count and the eviction hand are atomic words. Values are only
+    // cached for non-class model types (see `isCacheable`), so handing the same value to several
+    // threads copies it.
 
     struct Item {
         /// The decoded model, in a box of its type.
@@ -60,84 +72,18 @@ final class ObjectCache: @unchecked Sendable {
         }
     }
 
-    /// One shard's entries. Lives in the shard's block, after its mutex.
-    private struct Shard {
-        var index: [ByteKey: Int] = [:]
-        var slots: [Slot] = []
-        var freeSlots: [Int] = []
-        /// The next slot the CLOCK sweep looks at.
-        var hand = 0
-        /// Bumped by every invalidation of a key in this shard (and by removeAll).
-        var generation: UInt64 = 0
-
-        struct Slot {
-            var key: ByteKey?
-            /// The entry; ``Item/vacant`` in a free slot. Not optional, so that a hit reads the
-            /// parts it needs in place (an optional item was copied whole to be unwrapped).
-            var item: Item = .vacant
-            /// Set by a hit, cleared by the eviction sweep passing over it.
-            var referenced = false
-        }
-
-        /// Removes the entry in `slot`; returns 1 so callers can sum what they removed.
-        @discardableResult
-        mutating func remove(slot: Int) -> Int {
-            if let key = slots[slot].key { index[key] = nil }
-            // Drop the model now rather than when the slot is reused.
-            slots[slot] = Slot()
-            freeSlots.append(slot)
-            return 1
-        }
-
-        /// Evicts one entry chosen by CLOCK; false if the shard is empty.
-        mutating func evictOne() -> Bool {
-            guard !index.isEmpty else { return false }
-            // Ends within two turns: the first clears every flag it passes.
-            while true {
-                if hand >= slots.count { hand = 0 }
-                let slot = hand
-                hand += 1
-                guard slots[slot].key != nil else { continue }
-                if slots[slot].referenced {
-                    slots[slot].referenced = false
-                    continue
-                }
-                remove(slot: slot)
-                return true
-            }
-        }
-
-        mutating func insert(_ key: ByteKey, _ item: Item) {
-            // A new entry starts unreferenced: it survives until the sweep's next turn reaches
-            // it, and past that only if it was read again.
-            let slot = Slot(key: key, item: item)
-            if let free = freeSlots.popLast() {
-                slots[free] = slot
-                index[key] = free
-            } else {
-                slots.append(slot)
-                index[key] = slots.count - 1
-            }
-        }
-    }
-
     let limit: Int
-    private let shardCount: Int
-    /// `shardCount` blocks of ``blockBytes``: the shard's pthread mutex, then its ``Shard``.
-    private let blocks: UnsafeMutableRawPointer
+    let shardCount: Int
+    /// `shardCount` blocks of ``blockBytes``: the shard's pthread mutex, its writer flag and its
+    /// box, then its readers' counters, each on lines of its own.
+    let blocks: UnsafeMutableRawPointer
+    /// The shards' boxes, owned here; the blocks hold them unretained.
+    private let boxes: [ShardBox]
     /// Entries in all shards, plus inserts that reserved room and have not yet inserted; never
     /// more than `limit`.
     private let entries = AtomicWord()
     /// Which shard the next eviction for room starts at.
     private let evictionHand = AtomicWord()
-
-    /// A mutex then a shard's state, rounded up to whole 128-byte blocks (``AtomicWord/isolationBytes``).
-    private static let shardOffset = (MemoryLayout<pthread_mutex_t>.size + 15) & ~15
-    private static let blockBytes: Int = {
-        let size = shardOffset + MemoryLayout<Shard>.size
-        let unit = AtomicWord.isolationBytes
-        return (size + unit - 1) / unit * unit
-    }()
 
     /// At most this many shards: more than any two-socket server has cores to contend with.
     static let maximumShardCount = 32
@@ -148,6 +94,8 @@ final class ObjectCache: @unchecked Sendable {
     /// Whether inserts hash their keys for eviction's use counts: only when the database counts
     /// uses, so a store without limits pays nothing for them on a miss.
     private let hashesKeys: Bool
+    /// Which readers' counter the calling thread counts itself in.
+    let readerSlots = ReaderSlot.numbering
 
     init(limit: Int, hashesKeys: Bool = false) {
         precondition(limit > 0)
@@ -157,6 +105,7 @@ final class ObjectCache: @unchecked Sendable {
         while count * 2 <= Self.maximumShardCount, count * 2 * Self.minimumEntriesPerShard <= limit { count *= 2 }
         shardCount = count
         blocks = .allocate(byteCount: count * Self.blockBytes, alignment: AtomicWord.isolationBytes)
+        boxes = (0..<count).map { _ in ShardBox() }
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         defer { pthread_mutexattr_destroy(&attributes) }
@@ -171,13 +120,14 @@ final class ObjectCache: @unchecked Sendable {
             mutex.initialize(to: pthread_mutex_t())
             let result = pthread_mutex_init(mutex, &attributes)
             precondition(result == 0, "pthread_mutex_init failed: \(result)")
-            shard(number).initialize(to: Shard())
+            writerFlag(number).initialize(to: 0)
+            for slot in 0..<Self.readerSlotCount { readerCount(number, slot).initialize(to: 0) }
+            box(number).initialize(to: Unmanaged.passUnretained(boxes[number]))
         }
     }
 
     deinit {
         for number in 0..<shardCount {
-            shard(number).deinitialize(count: 1)
             pthread_mutex_destroy(mutex(number))
         }
         blocks.deallocate()
@@ -193,36 +143,44 @@ final class ObjectCache: @unchecked Sendable {
     /// inserted with ``insert(_:in:_:ifGeneration:)``.
     func generation(of key: String, in space: KeySpace = .default) -> UInt64 {
         let number = shardNumber(ByteKey(key, in: space))
-        return withShard(number) { $0.generation }
+        return readingShard(number) { $0.state.generation }
     }
 
-    /// Calls `body` with the header, the model and the key's ``KeyHash`` cached for `key`, in
-    /// place under its shard's lock, and marks the entry read; does nothing if there is none. A
-    /// hit copies only what it takes (``lookup(_:in:)`` copies the whole item: the model,
-    /// metadata, tags and header).
+    /// Calls `body` with the header, the model and the key's ``KeyHash`` cached for `key`, read
+    /// in place as a reader of its shard, and marks the entry read; does nothing if there is
+    /// none. A hit copies only what it takes (``lookup(_:in:)`` copies the whole item: the model,
+    /// metadata, tags and header), and retains nothing: the model's box is handed over
+    /// unretained, valid while `body` runs (the slot holds it, and no writer can start).
     @inline(__always)
     func withItem(
-        _ key: String, in space: KeySpace = .default, _ body: (RecordHeader, CachedModel, _ useHash: UInt64) -> Void
+        _ key: String, in space: KeySpace = .default,
+        _ body: (RecordHeader, UnretainedCachedModel, _ useHash: UInt64) -> Void
     ) {
         let key = ByteKey(key, in: space)
-        withShard(shardNumber(key)) { shard in
-            guard let slot = shard.index[key] else { return }
-            // Written only when clear, so repeated hits leave the line clean in other cores' caches.
-            if !shard.slots[slot].referenced { shard.slots[slot].referenced = true }
+        readingShard(shardNumber(key)) { box in
+            // What `body` gets is copied out first, and `body` runs after the shard's state was
+            // last touched: a call to an unknown closure while reading it in place made the
+            // compiler retain the slots' storage around the call.
+            guard let slot = box.state.index[key] else { return }
             // Through a buffer pointer, whose subscript addresses the slot (the array's copied it).
-            shard.slots.withUnsafeBufferPointer { slots in
-                body(slots[slot].item.header, slots[slot].item.value, slots[slot].item.useHash)
+            let (header, model, useHash) = box.state.slots.withUnsafeBufferPointer { slots in
+                (slots[slot].item.header, UnretainedCachedModel(slots[slot].item.value), slots[slot].item.useHash)
             }
+            Self.markReferenced(box.state.referenced + slot)
+            // Still counted as a reader: no writer can drop the model's box meanwhile.
+            body(header, model, useHash)
         }
     }
 
+    /// A copy of the item cached for `key`, read as a reader of its shard, marking the entry
+    /// read; nil if there is none.
     func lookup(_ key: String, in space: KeySpace = .default) -> Item? {
         let key = ByteKey(key, in: space)
-        return withShard(shardNumber(key)) { shard in
-            guard let slot = shard.index[key] else { return nil }
-            // Written only when clear, so repeated hits leave the line clean in other cores' caches.
-            if !shard.slots[slot].referenced { shard.slots[slot].referenced = true }
-            return shard.slots[slot].item as Item?
+        return readingShard(shardNumber(key)) { box in
+            guard let slot = box.state.index[key] else { return nil }
+            let item = box.state.slots[slot].item
+            Self.markReferenced(box.state.referenced + slot)
+            return item
         }
     }
 
@@ -315,7 +273,7 @@ final class ObjectCache: @unchecked Sendable {
     /// Entries counted shard by shard under their locks: equals ``count`` when nothing runs
     /// concurrently (the tests check the two agree).
     var storedEntryCount: Int {
-        (0..<shardCount).reduce(0) { total, number in total + withShard(number) { $0.index.count } }
+        (0..<shardCount).reduce(0) { total, number in total + readingShard(number) { $0.state.index.count } }
     }
 
     // MARK: - Shards
@@ -370,58 +328,6 @@ final class ObjectCache: @unchecked Sendable {
         return hash
     }
 
-    @inline(__always)
-    private func mutex(_ number: Int) -> UnsafeMutablePointer<pthread_mutex_t> {
-        (blocks + number * Self.blockBytes).assumingMemoryBound(to: pthread_mutex_t.self)
-    }
-
-    @inline(__always)
-    private func shard(_ number: Int) -> UnsafeMutablePointer<Shard> {
-        (blocks + number * Self.blockBytes + Self.shardOffset).assumingMemoryBound(to: Shard.self)
-    }
-
-    /// Runs `body` on shard `number`'s state while holding its mutex.
-    @inline(__always)
-    private func withShard<Result>(_ number: Int, _ body: (inout Shard) -> Result) -> Result {
-        let mutex = mutex(number)
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&shard(number).pointee)
-    }
-}
-
-/// A decoded model as the object cache keeps it: in a box of the model's own type, with that type.
-///
-/// A hit compares the type and reads the model out of the box; a model kept as `Any` went through
-/// the runtime's general cast on every hit (about a tenth of a hit's instructions), and it took
-/// conversions no hit needs: a model cached as one type is served only as that type, and a read
-/// as another decodes the record, as a read of a model that is not cached does.
-@usableFromInline
-struct CachedModel {
-    @usableFromInline let box: AnyObject
-    @usableFromInline let type: Any.Type
-
-    init<Model>(_ model: Model) {
-        box = ModelBox(model)
-        type = Model.self
-    }
-
-    /// The model, if it is a `Model`.
-    @inlinable
-    func model<Model>(of _: Model.Type) -> Model? {
-        guard type == Model.self else { return nil }
-        return unsafeDowncast(box, to: ModelBox<Model>.self).model
-    }
-}
-
-/// The box of a ``CachedModel``.
-@usableFromInline
-final class ModelBox<Model> {
-    @usableFromInline let model: Model
-
-    init(_ model: Model) {
-        self.model = model
-    }
 }
 
 extension ObjectCache.Item {

@@ -151,21 +151,29 @@ extension Scope {
     /// again and purges it. Throws what that read throws first: the scope is usable, then the key.
     ///
     /// The model is copied out under its shard's lock, and nothing else of the cache's item.
+    ///
+    /// Two threads' hits write no memory they share beyond the shard's lock: neither the database
+    /// nor the cache nor the model's box is retained (each retain is a write to a count that every
+    /// thread's hits on it hand back and forth between their cores: PERFORMANCE.md, "Two threads'
+    /// hits").
     @usableFromInline
-    func cachedObject(forKey key: String, take: (CachedModel) -> Bool) throws -> Bool {
-        let database = try open()
-        guard view == nil, database.cache != nil else { return false }
+    func cachedObject(forKey key: String, take: (UnretainedCachedModel) -> Bool) throws -> Bool {
+        // The database is read in place, not taken from `open()`, which returns it retained.
+        try checkUsable()
+        guard view == nil, let cache = database.unretainedCache else { return false }
         try ModelStore.validate(key: key)
         // The deadline is read under the lock and the clock outside it, only for a record that
         // can expire (as in `lookup`); an expired model, taken, is left to the caller to drop.
         var deadline: Double? = nil
         var taken = false
         var useHash: UInt64 = 0
-        // Through the database's reference, not a local copy (see `readObject`).
-        database.cache?.withItem(key, in: space) { header, value, hash in
-            deadline = header.deadline(timeToLive: reader.timeToLive)
-            taken = take(value)
-            useHash = hash
+        // The database holds the cache for as long as this scope is usable.
+        cache._withUnsafeGuaranteedRef { cache in
+            cache.withItem(key, in: space) { header, value, hash in
+                deadline = header.deadline(timeToLive: reader.timeToLive)
+                taken = take(value)
+                useHash = hash
+            }
         }
         guard taken else { return false }
         if let deadline, reader.now() >= deadline { return false }

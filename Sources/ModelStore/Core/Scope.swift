@@ -100,9 +100,16 @@ public final class _Scope: Sendable {
     /// ``ModelStoreError/closed(path:)`` after the store was closed.
     @inline(__always)
     func open() throws(ModelStoreError) -> OpenDatabase {
+        try checkUsable()
+        return database
+    }
+
+    /// Throws what ``open()`` throws, returning nothing: for a hot path that reads ``database``
+    /// in place rather than retaining it.
+    @inline(__always)
+    func checkUsable() throws(ModelStoreError) {
         if let failure { throw failure }
         if closed.load() != 0 { throw .closed(path: database.path) }
-        return database
     }
 
     /// The key space, once the scope is usable (as ``open()``).

@@ -60,6 +60,9 @@ final class OpenDatabase: @unchecked Sendable {
 
     /// Decoded models kept in memory, or nil when ``ModelStore/Configuration/objectCacheLimit`` is 0.
     let cache: ObjectCache?
+    /// ``cache`` without a reference count: a hit reads through it (`_withUnsafeGuaranteedRef`)
+    /// without retaining the cache every thread shares, which a read of ``cache`` does.
+    let unretainedCache: Unmanaged<ObjectCache>?
 
     /// The database's Zstandard dictionaries, loaded at open whatever the configuration says:
     /// any store of the database reads the compressed records it holds.
@@ -141,6 +144,7 @@ final class OpenDatabase: @unchecked Sendable {
         }
         useCounts = self.limits?.sketch?.counts
         cache = objectCacheLimit > 0 ? ObjectCache(limit: objectCacheLimit, hashesKeys: useCounts != nil) : nil
+        unretainedCache = cache.map { Unmanaged.passUnretained($0) }
     }
 
     /// Whether anything is kept in memory about keys that a write must forget: an object cache,
