@@ -93,7 +93,7 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// `GET key` and `PTTL key` in one write, their two replies read: one round trip. The key is
-    /// `keyCount` bytes that `writeKey` writes (twice). The commands are laid out in Redis's
+    /// `keyCount` bytes that `writeKey` writes (once: the second command copies them). The commands are laid out in Redis's
     /// protocol here, in a buffer the connection keeps from one call to the next, and handed to
     /// hiredis as they are: a Redis read on a local miss is the tier's hottest call, and hiredis's
     /// own formatting of an argument vector cost about as much as the rest of the tier's work.
@@ -109,15 +109,18 @@ final class RedisConnection: @unchecked Sendable {
             commandBuffer = .allocate(capacity: commandCapacity)
         }
         var writer = ByteWriter(commandBuffer)
-        for head in ["*2\r\n$3\r\nGET\r\n$", "*2\r\n$4\r\nPTTL\r\n$"] as [StaticString] {
-            writer.write(head)
-            writer.writeDecimal(keyCount)
-            writer.write("\r\n")
-            let start = writer.count
-            writeKey(&writer)
-            precondition(writer.count - start == keyCount, "a key of another length than announced")
-            writer.write("\r\n")
-        }
+        writer.write("*2\r\n$3\r\nGET\r\n$")
+        writer.writeDecimal(keyCount)
+        writer.write("\r\n")
+        let keyStart = writer.count
+        writeKey(&writer)
+        precondition(writer.count - keyStart == keyCount, "a key of another length than announced")
+        writer.write("\r\n*2\r\n$4\r\nPTTL\r\n$")
+        writer.writeDecimal(keyCount)
+        writer.write("\r\n")
+        // The key again, copied from the GET's rather than written a second time.
+        writer.write(UnsafeRawBufferPointer(start: commandBuffer + keyStart, count: keyCount))
+        writer.write("\r\n")
         let status = commandBuffer.withMemoryRebound(to: CChar.self, capacity: writer.count) { command in
             redisAppendFormattedCommand(context, command, writer.count)
         }
