@@ -174,7 +174,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             if let time = Tombstone.time(of: bytes) { return .removed(SharedTierVersion(time: time)) }
             if let removed = tagRemovalAnswer(for: bytes) { return removed }
             let remaining: Duration?
-            switch replies.lifetime.integer {
+            switch replies.lifetime {
             case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)
             case -1: remaining = nil
             // Expired (or removed) between the two commands.
