@@ -37,7 +37,8 @@ extension Scope {
             if !missed, doubted == nil, let local { return local }
             // What the tier itself stores locally never asks the tier again; nor does a
             // read-through's hit step on the cooperative pool (its miss path asks, off the pool).
-            guard !SharedTierDatabase.isApplying, !SharedTierDatabase.defersTier else { return try body(keyBytes, nil) }
+            // Both flags in one read (`tierFlags`).
+            guard SharedTierDatabase.tierFlags == 0 else { return try body(keyBytes, nil) }
             if let doubted {
                 switch revalidate(key, keyBytes: keyBytes, local: doubted, tier: tier) {
                 case .replaced(let shared): return try shared.withUnsafeBytes { try body(keyBytes, $0) }
@@ -221,7 +222,7 @@ extension Scope {
             return
         }
         let space = space
-        SharedTierDatabase.$isApplying.withValue(true) {
+        SharedTierDatabase.applying {
             _ = try? database.commitExclusively { hold in
                 guard tier.remoteChanges.load() == seen.remote else { return }
                 let unchanged = try hold.engine.withValue(forKey: keyBytes) { record -> Bool in
