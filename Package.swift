@@ -120,6 +120,8 @@ let package = Package(
             dependencies: [
                 "ModelStore",
                 "CHiredis",
+                // Relaxed atomic words for what a Redis hit reads without a lock (TracingCheck.swift).
+                "CModelStoreAtomics",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

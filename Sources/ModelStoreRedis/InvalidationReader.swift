@@ -29,6 +29,9 @@ final class InvalidationReader: Sendable {
     private let publisher: RedisPublisher
     private let stopped = Guarded(false)
     private let progress = Guarded(Progress())
+    /// ``Progress/isFollowing``, stored with it (``update(_:)``): what every Redis read asks
+    /// first, read without the lock.
+    private let following = FlagWord(false)
     private let progressed = NSCondition()
     /// The epochs the reader followed, oldest first: one that comes back was restored with an
     /// older snapshot.
@@ -98,7 +101,7 @@ final class InvalidationReader: Sendable {
     /// by an entry before it, which the reader never sees. Waits for the reader's first attempt
     /// (at most `limit`), never for later ones: while Redis is down at start, a miss at once.
     func awaitFollowing(limit: Duration) -> Bool {
-        if isFollowing { return true }
+        if following.value { return true }
         let deadline = Date().addingTimeInterval(TimeBounds.seconds(limit))
         progressed.lock()
         defer { progressed.unlock() }
@@ -111,7 +114,10 @@ final class InvalidationReader: Sendable {
 
     private func update(_ change: (inout Progress) -> Void) {
         progressed.lock()
-        progress.withLock(change)
+        progress.withLock { progress in
+            change(&progress)
+            following.set(progress.isFollowing)
+        }
         progressed.broadcast()
         progressed.unlock()
     }

@@ -98,7 +98,7 @@ extension RedisAttachment {
     /// `body` in a client span named `name` when a tracer is bootstrapped (no span, and no
     /// clock read for it, otherwise).
     private func traced<Value>(_ name: String, _ body: () -> Value) -> Value {
-        guard Self.isTracing else { return body() }
+        guard tier.tracing.isTracing else { return body() }
         return withSpan(name, ofKind: .client) { span in
             span.attributes["modelstore.database"] = database.name
             return body()

@@ -9,8 +9,17 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     let tier: RedisTier
     let database: SharedTierDatabase
     /// The epoch and the database's generation as last read (or raised by this process's bulk
-    /// removal); nil: not known yet, read from Redis at the next use.
-    private let knownGeneration = Guarded<RedisGeneration?>(nil)
+    /// removal), with the head of its record keys; nil: not known yet, read from Redis at the
+    /// next use.
+    private let knownGeneration = Guarded<KnownGeneration?>(nil)
+
+    /// A generation and what the database's record keys start with in it
+    /// (``RedisKeys/recordHead(database:generation:)``): built once per generation, so a Redis
+    /// read takes both under one lock and writes only its key's tail.
+    private struct KnownGeneration {
+        let generation: RedisGeneration
+        let head: [UInt8]
+    }
     /// How many times the generation was forgotten: a generation read from Redis before a
     /// forget is not kept after it (it may predate the bulk removal that made the forget).
     private let forgets = Guarded<UInt64>(0)
@@ -26,9 +35,6 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     private let deleted = Guarded(false)
 
     var isDeleted: Bool { deleted.withLock { $0 } }
-
-    /// ``recordKeyHead(_:)``'s last answer, with the generation it was built for.
-    private let keptKeyHead = Guarded<(generation: RedisGeneration, head: [UInt8])?>(nil)
 
     /// Who published an entry, as the stream says it: the node and this attachment's serial.
     let origin: String
@@ -52,7 +58,12 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// creates a missing epoch and repairs a damaged one, and a damaged generation: see
     /// ``RedisScripts/readGeneration``); nil if Redis cannot say.
     func generation() -> RedisGeneration? {
-        if let known = knownGeneration.withLock({ $0 }) { return known }
+        generationAndHead()?.generation
+    }
+
+    /// ``generation()`` with the head of the database's record keys in it.
+    func generationAndHead() -> (generation: RedisGeneration, head: [UInt8])? {
+        if let known = knownGeneration.withLock({ $0 }) { return (known.generation, known.head) }
         let forgotten = forgets.withLock { $0 }
         let keys = tier.keys
         let arguments: [[UInt8]] = [
@@ -71,25 +82,29 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             return nil
         }
         let read = RedisGeneration(epoch: epoch, number: number)
-        return forgets.withLock { count in
+        let fresh = KnownGeneration(generation: read, head: tier.keys.recordHead(database: name, generation: read))
+        let answer = forgets.withLock { count in
             knownGeneration.withLock { known in
                 // A higher one noted meanwhile (this process's bulk removal) wins.
-                if let current = known, current.epoch == read.epoch, current.number > read.number { return current }
+                if let current = known, current.generation.epoch == read.epoch, current.generation.number > read.number {
+                    return current
+                }
                 // Forgotten while it was read (a bulk removal's entry came in): used for this
                 // call, which began before that removal, but read again by the next.
-                guard count == forgotten else { return read }
-                known = read
-                return read
+                guard count == forgotten else { return fresh }
+                known = fresh
+                return fresh
             }
         }
+        return (answer.generation, answer.head)
     }
 
     /// Takes the generation this process's bulk removal raised, in the epoch it knows.
     func noteGeneration(_ number: Int64) {
         knownGeneration.withLock { known in
-            guard var current = known else { return }
-            current.number = max(current.number, number)
-            known = current
+            guard let current = known, number > current.generation.number else { return }
+            let raised = RedisGeneration(epoch: current.generation.epoch, number: number)
+            known = KnownGeneration(generation: raised, head: tier.keys.recordHead(database: name, generation: raised))
         }
     }
 
@@ -106,13 +121,12 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
         RedisKeys.record(head: recordKeyHead(generation), key: key)
     }
 
-    /// What the database's record keys start with in `generation` (``RedisKeys/recordHead(database:generation:)``),
-    /// kept for the generation last asked about: built again only when the generation changes.
+    /// What the database's record keys start with in `generation` (``RedisKeys/recordHead(database:generation:)``):
+    /// the known generation's, kept with it; built for another (an older one a publication was
+    /// read in).
     func recordKeyHead(_ generation: RedisGeneration) -> [UInt8] {
-        if let kept = keptKeyHead.withLock({ $0 }), kept.generation == generation { return kept.head }
-        let head = tier.keys.recordHead(database: name, generation: generation)
-        keptKeyHead.withLock { $0 = (generation, head) }
-        return head
+        if let known = knownGeneration.withLock({ $0 }), known.generation == generation { return known.head }
+        return tier.keys.recordHead(database: name, generation: generation)
     }
 
     // MARK: - SharedTierAttachment
@@ -124,7 +138,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
 
     func lookup(_ key: SharedTierKey) -> SharedTierAnswer {
         // No span to build (and no clock to read for it) while no tracer is bootstrapped.
-        guard Self.isTracing else { return counted(fetch(key)) }
+        guard tier.tracing.isTracing else { return counted(fetch(key)) }
         return withSpan("ModelStoreRedis.get", ofKind: .client) { span in
             span.attributes["db.system"] = "redis"
             span.attributes["modelstore.database"] = name
@@ -132,16 +146,6 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             if case .record = answer { span.attributes["modelstore.shared_tier.hit"] = true }
             return answer
         }
-    }
-
-    /// Whether a tracer is bootstrapped (or bound for the current task): spans are then made.
-    /// While no instrument is (the no-op one is in place), one load of it and a comparison of
-    /// its type: `InstrumentationSystem.tracer` casts the instrument to a protocol each time,
-    /// which cost a Redis read about a tenth of the tier's own work.
-    static var isTracing: Bool {
-        let instrument = InstrumentationSystem.instrument
-        if type(of: instrument) == NoOpInstrument.self || type(of: instrument) == NoOpTracer.self { return false }
-        return !(InstrumentationSystem.tracer is NoOpTracer)
     }
 
     /// Counts `answer` as a hit or a miss.
@@ -153,12 +157,11 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
     /// One round trip: the value under the key's record key and its remaining lifetime.
     private func fetch(_ key: SharedTierKey) -> SharedTierAnswer {
         // No record before the invalidation reader follows the stream (it starts at its end).
-        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let generation = generation(),
+        guard tier.reader.awaitFollowing(limit: tier.endpoint.commandTimeout), let head = generationAndHead()?.head,
             loadTagClocks()
         else {
             return .unavailable
         }
-        let head = recordKeyHead(generation)
         let result = tier.pool.run { connection in
             try connection.getWithLifetime(keyCount: head.count + RedisKeys.recordTailCount(key)) { writer in
                 writer.write(head)
@@ -171,7 +174,7 @@ final class RedisAttachment: SharedTierAttachment, Sendable {
             if let time = Tombstone.time(of: bytes) { return .removed(SharedTierVersion(time: time)) }
             if let removed = tagRemovalAnswer(for: bytes) { return removed }
             let remaining: Duration?
-            switch replies.lifetime.integer {
+            switch replies.lifetime {
             case let milliseconds? where milliseconds > 0: remaining = .milliseconds(milliseconds)
             case -1: remaining = nil
             // Expired (or removed) between the two commands.

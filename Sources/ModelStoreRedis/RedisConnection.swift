@@ -93,12 +93,14 @@ final class RedisConnection: @unchecked Sendable {
     }
 
     /// `GET key` and `PTTL key` in one write, their two replies read: one round trip. The key is
-    /// `keyCount` bytes that `writeKey` writes (twice). The commands are laid out in Redis's
+    /// `keyCount` bytes that `writeKey` writes (once: the second command copies them). The commands are laid out in Redis's
     /// protocol here, in a buffer the connection keeps from one call to the next, and handed to
     /// hiredis as they are: a Redis read on a local miss is the tier's hottest call, and hiredis's
     /// own formatting of an argument vector cost about as much as the rest of the tier's work.
+    /// The lifetime is `PTTL`'s answer (nil if it was not a number), read off hiredis's reply
+    /// without making a ``RedisReply`` of it.
     func getWithLifetime(keyCount: Int, writeKey: (inout ByteWriter) -> Void) throws(RedisFailure) -> (
-        value: RedisReply, lifetime: RedisReply
+        value: RedisReply, lifetime: Int64?
     ) {
         guard !isBroken else { throw RedisFailure(description: "the connection is broken", brokeConnection: true) }
         // Per command: *2\r\n$<the word's length>\r\n<the word>\r\n$<the key's length>\r\n<the key>\r\n
@@ -109,21 +111,38 @@ final class RedisConnection: @unchecked Sendable {
             commandBuffer = .allocate(capacity: commandCapacity)
         }
         var writer = ByteWriter(commandBuffer)
-        for head in ["*2\r\n$3\r\nGET\r\n$", "*2\r\n$4\r\nPTTL\r\n$"] as [StaticString] {
-            writer.write(head)
-            writer.writeDecimal(keyCount)
-            writer.write("\r\n")
-            let start = writer.count
-            writeKey(&writer)
-            precondition(writer.count - start == keyCount, "a key of another length than announced")
-            writer.write("\r\n")
-        }
+        writer.write("*2\r\n$3\r\nGET\r\n$")
+        writer.writeDecimal(keyCount)
+        writer.write("\r\n")
+        let keyStart = writer.count
+        writeKey(&writer)
+        precondition(writer.count - keyStart == keyCount, "a key of another length than announced")
+        writer.write("\r\n*2\r\n$4\r\nPTTL\r\n$")
+        writer.writeDecimal(keyCount)
+        writer.write("\r\n")
+        // The key again, copied from the GET's rather than written a second time.
+        writer.write(UnsafeRawBufferPointer(start: commandBuffer + keyStart, count: keyCount))
+        writer.write("\r\n")
         let status = commandBuffer.withMemoryRebound(to: CChar.self, capacity: writer.count) { command in
             redisAppendFormattedCommand(context, command, writer.count)
         }
         guard status == REDIS_OK else { throw broken() }
         let value = try nextReply()
-        return (value, try nextReply())
+        return (value, try nextIntegerReply())
+    }
+
+    /// Reads the next reply (sent earlier) as an integer (a number in a string too, as
+    /// ``RedisReply/integer`` reads one); nil for any other reply. Freed at once.
+    private func nextIntegerReply() throws(RedisFailure) -> Int64? {
+        var raw: UnsafeMutableRawPointer? = nil
+        guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw broken() }
+        defer { freeReplyObject(raw) }
+        let reply = raw.assumingMemoryBound(to: redisReply.self)
+        switch reply.pointee.type {
+        case REDIS_REPLY_INTEGER: return Int64(reply.pointee.integer)
+        case REDIS_REPLY_STRING: return RedisReply(reply).integer
+        default: return nil
+        }
     }
 
     /// Reads the next reply (sent earlier), copied out and freed.

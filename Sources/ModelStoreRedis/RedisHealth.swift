@@ -8,6 +8,10 @@ final class RedisHealth: Sendable {
     private let logger: Logger
     private let endpoint: String
     private let state = Guarded(State())
+    /// Whether ``State/lostAt`` is set, stored with it: a call that succeeds while Redis was not
+    /// lost (nearly every call) reads only this. One that races with the first failure of an
+    /// outage may miss it; the next success ends the outage in the log.
+    private let isLost = FlagWord(false)
 
     private struct State {
         /// When the current outage began; nil while Redis answers.
@@ -29,6 +33,7 @@ final class RedisHealth: Sendable {
         let first = state.withLock { state -> Bool in
             guard state.lostAt == nil else { return false }
             state.lostAt = .now
+            isLost.set(true)
             return true
         }
         let metadata: Logger.Metadata = ["endpoint": "\(endpoint)", "what": "\(what)", "error": "\(failure)"]
@@ -42,10 +47,15 @@ final class RedisHealth: Sendable {
     /// A call to Redis succeeded: ends an outage, if there was one, with a warning saying how long.
     @inline(__always)
     func succeeded() {
-        guard let lostAt = state.withLock({ state -> ContinuousClock.Instant? in
-            defer { state.lostAt = nil }
-            return state.lostAt
-        }) else { return }
+        guard isLost.value,
+            let lostAt = state.withLock({ state -> ContinuousClock.Instant? in
+                defer {
+                    state.lostAt = nil
+                    isLost.set(false)
+                }
+                return state.lostAt
+            })
+        else { return }
         logger.warning("Redis is back", metadata: ["endpoint": "\(endpoint)", "goneFor": "\(ContinuousClock.now - lostAt)"])
     }
 

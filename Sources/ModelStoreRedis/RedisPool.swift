@@ -31,6 +31,8 @@ final class RedisPool: Sendable {
     /// it passed 5 of 5.)
     private let threads = BlockingThreads(name: "ModelStoreRedis.pool", limit: 16)
     private let state = Guarded(State())
+    /// One idle connection outside the lock, taken first and given back first (ConnectionSlot.swift).
+    private let spare = ConnectionSlot()
 
     private struct State {
         var idle: [RedisConnection] = []
@@ -118,8 +120,11 @@ final class RedisPool: Sendable {
     fileprivate func perform<Value>(
         _ body: (RedisConnection) throws -> Value
     ) -> Result<Value, RedisFailure> {
-        let deadline = DispatchTime.now() + commandTimeout
-        guard permits.wait(timeout: deadline) == .success else {
+        // A free permit is taken without reading the clock (a wait until "now" never blocks); only
+        // a caller that must wait for one computes its deadline.
+        guard permits.wait(timeout: DispatchTime(uptimeNanoseconds: 0)) == .success
+            || permits.wait(timeout: DispatchTime.now() + commandTimeout) == .success
+        else {
             metrics.errors.increment()
             health.busy()
             return .failure(RedisFailure(description: "every connection to Redis is busy", brokeConnection: false))
@@ -149,6 +154,10 @@ final class RedisPool: Sendable {
     }
 
     private func checkOut() -> Result<RedisConnection, RedisFailure> {
+        // The spare idle connection without the lock, or an idle one in one short hold of it:
+        // what nearly every call finds.
+        if let spare = spare.take() { return .success(spare) }
+        if let idle = state.withLock({ $0.idle.popLast() }) { return .success(idle) }
         let reuse = state.withLock { state -> Result<RedisConnection?, RedisFailure> in
             if let connection = state.idle.popLast() { return .success(connection) }
             if let retryAt = state.retryAt, ContinuousClock.now < retryAt {
@@ -192,6 +201,7 @@ final class RedisPool: Sendable {
 
     private func checkIn(_ connection: RedisConnection) {
         guard !connection.isBroken else { return }
+        if spare.put(connection) { return }
         state.withLock { $0.idle.append(connection) }
     }
 
@@ -205,6 +215,7 @@ final class RedisPool: Sendable {
 
     /// Drops every idle connection (closing them).
     func closeIdle() {
+        _ = spare.take()
         state.withLock { $0.idle.removeAll() }
     }
 }

@@ -45,6 +45,8 @@ public final class RedisTier: SharedTier, Sendable {
     let publisher: RedisPublisher
     let registry: AttachedDatabases
     let reader: InvalidationReader
+    /// Whether the tier's calls make spans, cached (TracingCheck.swift).
+    let tracing = TracingCheck()
 
     /// A tier over the Redis server at `host`:`port`, under keys that start with `keyPrefix`.
     /// Nothing connects yet: the first read or write does, and an unreachable Redis is never an

@@ -31,6 +31,11 @@ final class TagClocks: Sendable {
     /// How long a clock lives before it is folded into its bucket's floor, in seconds.
     let lifetime: Double
     private let state = Guarded(State())
+    /// ``State/isLoaded``, and whether any clock or floor is held, stored with the state at each
+    /// change (``mirror(_:)``): every Redis read asks both, and reads only these. (Once held, a
+    /// clock or floor stays: a folded clock's version goes to its floor.)
+    private let loaded = FlagWord(false)
+    private let holdsAny = FlagWord(false)
 
     private struct State {
         /// Per tag, the newest removal's version.
@@ -56,12 +61,15 @@ final class TagClocks: Sendable {
     }
 
     /// Whether the clocks were loaded from Redis (and not doubted since).
-    var isLoaded: Bool { state.withLock { $0.isLoaded } }
+    var isLoaded: Bool { loaded.value }
 
     /// The node cannot know which removals it missed (the stream was trimmed past it, Redis's
     /// data changed): the next read loads the clocks again. Those held stay.
     func markStale() {
-        state.withLock { $0.isLoaded = false }
+        state.withLock { state in
+            state.isLoaded = false
+            mirror(state)
+        }
     }
 
     /// The version of the newest removal that covers a record with `tags` stored at `version`,
@@ -81,7 +89,13 @@ final class TagClocks: Sendable {
     }
 
     /// Whether any clock or floor is held: if not, no record needs its tags read.
-    var isEmpty: Bool { state.withLock { $0.clocks.isEmpty && $0.floors.isEmpty } }
+    var isEmpty: Bool { !holdsAny.value }
+
+    /// Stores what ``isLoaded`` and ``isEmpty`` read, after a change of `state` (under its lock).
+    private func mirror(_ state: State) {
+        loaded.set(state.isLoaded)
+        holdsAny.set(!(state.clocks.isEmpty && state.floors.isEmpty))
+    }
 
     /// Takes in the removal of `tag` at `version` (a stream entry, this node's own publication);
     /// returns whether it is newer than the clock held.
@@ -89,7 +103,10 @@ final class TagClocks: Sendable {
     func note(_ tag: String, version: Double) -> Bool {
         guard version.isFinite else { return false }
         return state.withLock { state in
-            defer { fold(&state) }
+            defer {
+                fold(&state)
+                mirror(state)
+            }
             if let clock = state.clocks[tag], clock >= version { return false }
             state.clocks[tag] = version
             return true
@@ -114,6 +131,7 @@ final class TagClocks: Sendable {
             }
             state.isLoaded = true
             fold(&state)
+            mirror(state)
             return learned
         }
     }

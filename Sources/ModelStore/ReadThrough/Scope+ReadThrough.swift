@@ -140,7 +140,7 @@ extension Scope {
         if database.sharedTier != nil, SharedTierDatabase.isInTask {
             // A local miss does not ask the shared tier here, on Swift's cooperative pool: the
             // miss path asks it on a Dispatch thread while this task is suspended (issue 37).
-            found = try SharedTierDatabase.$defersTier.withValue(true) {
+            found = try SharedTierDatabase.deferringTier {
                 try readThroughLiveValue(type, forKey: key, now: &now, header: &header)
             }
         } else {

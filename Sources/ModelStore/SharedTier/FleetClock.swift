@@ -61,17 +61,22 @@ public struct SharedTierVersion: Comparable, Hashable, Sendable {
 }
 
 /// The hybrid logical clock that issues a fleet database's `storedAt` times (see above).
+///
+/// The highest time is one atomic word (a Float64's bits) changed by compare-and-swap, not a
+/// lock: every record read from the tier is observed, and one that is not newer than the
+/// highest (nearly all) costs a load and a comparison (issue 37).
 final class FleetClock: Sendable {
-    /// The highest time issued or heard of.
-    private let highest = Locked<Double>(0)
+    /// The highest time issued or heard of, as a Float64's bits.
+    private let highest = AtomicWord(Double(0).bitPattern)
 
     /// A time for a write now: `now` (the store's clock), or one step past the highest time
     /// issued or heard of, whichever is later.
     func issue(_ now: Double) -> Double {
-        highest.withLock { highest in
-            let issued = now > highest ? now : highest.nextUp
-            highest = issued
-            return issued
+        while true {
+            let bits = highest.load()
+            let current = Double(bitPattern: bits)
+            let issued = now > current ? now : current.nextUp
+            if highest.compareExchange(expected: bits, desired: issued.bitPattern) { return issued }
         }
     }
 
@@ -87,8 +92,10 @@ final class FleetClock: Sendable {
     /// Takes in a time heard of from another node: later issues are past it.
     func observe(_ time: Double) {
         guard time.isFinite else { return }
-        highest.withLock { highest in
-            if time > highest { highest = time }
+        while true {
+            let bits = highest.load()
+            guard time > Double(bitPattern: bits) else { return }
+            if highest.compareExchange(expected: bits, desired: time.bitPattern) { return }
         }
     }
 }

@@ -37,7 +37,8 @@ extension Scope {
             if !missed, doubted == nil, let local { return local }
             // What the tier itself stores locally never asks the tier again; nor does a
             // read-through's hit step on the cooperative pool (its miss path asks, off the pool).
-            guard !SharedTierDatabase.isApplying, !SharedTierDatabase.defersTier else { return try body(keyBytes, nil) }
+            // Both flags in one read (`tierFlags`).
+            guard SharedTierDatabase.tierFlags == 0 else { return try body(keyBytes, nil) }
             if let doubted {
                 switch revalidate(key, keyBytes: keyBytes, local: doubted, tier: tier) {
                 case .replaced(let shared): return try shared.withUnsafeBytes { try body(keyBytes, $0) }
@@ -96,7 +97,10 @@ extension Scope {
                 return .kept
             }
             tier.clock.observe(version.time)
-            guard let bytes = verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: local, seen: seen, tier: tier) else {
+            guard
+                let bytes = verifiedSharedRecord(
+                    shared, key, keyBytes: keyBytes, replacing: local, seen: seen, tier: tier, attachment: attachment)
+            else {
                 return .kept
             }
             tier.noteValidated(key, in: space)
@@ -114,7 +118,7 @@ extension Scope {
         let seen = tier.changesSeen(space.collection, key)
         guard let shared = attachment.record(for: sharedKey) else { return nil }
         // The record's version is observed by the fleet clock where its envelope is parsed.
-        return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier)
+        return verifiedSharedRecord(shared, key, keyBytes: keyBytes, replacing: nil, seen: seen, tier: tier, attachment: attachment)
     }
 
     /// Takes the tier's record of `key` into the local store unless a local record is there
@@ -131,12 +135,12 @@ extension Scope {
     /// `shared`, verified as a local record of `key`, live, and restamped with at most the tier's
     /// remaining lifetime, after storing it locally in place of the record of version `replacing`
     /// (nil: of none); nil for an expired record, or one that is not a valid record of this key
-    /// (dropped from the tier).
+    /// (dropped from the tier through `attachment`, the one that read it: the caller's, so this
+    /// takes no lock for it).
     private func verifiedSharedRecord(
         _ shared: SharedTierRecord, _ key: String, keyBytes: UnsafeRawBufferPointer, replacing: SharedTierVersion?,
-        seen: SharedTierDatabase.ChangesSeen, tier: SharedTierDatabase
+        seen: SharedTierDatabase.ChangesSeen, tier: SharedTierDatabase, attachment: any SharedTierAttachment
     ) -> [UInt8]? {
-        guard let attachment = tier.attachment else { return nil }
         let sharedKey = SharedTierKey(collection: space.collection, key: key)
         let now = reader.now()
         let tierDeadline = shared.remainingLifetime.map { now + TimeBounds.seconds($0) }
@@ -218,7 +222,7 @@ extension Scope {
             return
         }
         let space = space
-        SharedTierDatabase.$isApplying.withValue(true) {
+        SharedTierDatabase.applying {
             _ = try? database.commitExclusively { hold in
                 guard tier.remoteChanges.load() == seen.remote else { return }
                 let unchanged = try hold.engine.withValue(forKey: keyBytes) { record -> Bool in

@@ -47,7 +47,7 @@ extension SharedTierDatabase {
     public func didPublish(_ published: [(key: SharedTierKey, version: SharedTierVersion?)]) {
         guard let scope, !published.isEmpty else { return }
         let reader = scope.reader
-        Self.$isApplying.withValue(true) {
+        Self.applying {
             do {
                 try scope.database.commitExclusively { hold in
                     let batch = LevelDBWriteBatch()
@@ -114,7 +114,7 @@ extension SharedTierDatabase {
         guard !settled.isEmpty else { return }
         let batch = LevelDBWriteBatch()
         for key in settled { key.withUnsafeBytes { batch.delete(key: $0) } }
-        Self.$isApplying.withValue(true) {
+        Self.applying {
             _ = try? scope.database.commit(.batch(batch), ChangeList(), sync: false)
         }
     }

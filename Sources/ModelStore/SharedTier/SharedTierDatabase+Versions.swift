@@ -132,20 +132,38 @@ extension SharedTierDatabase {
         var key: String
         var space: KeySpace
         var version: Double
-        var at: ContinuousClock.Instant
+        /// When, in ``monotonicNanoseconds()``: a plain integer, where a `ContinuousClock.Instant`
+        /// (a type of another module) cost a Redis hit about 150 instructions to read and compare.
+        var at: UInt64
     }
 
-    /// How long a record read from the tier counts as recent, and how many are remembered.
-    static let recentFillWindow: Duration = .seconds(10)
+    /// How long a record read from the tier counts as recent (10 s, in nanoseconds), and how many
+    /// are remembered.
+    static let recentFillWindow: UInt64 = 10_000_000_000
     static let recentFillLimit = 100_000
+
+    /// Whether a fill at `at` is within ``recentFillWindow`` of `now` (one noted by another
+    /// thread after `now` was read is).
+    static func isRecent(_ at: UInt64, now: UInt64) -> Bool {
+        at >= now || now - at <= recentFillWindow
+    }
+
+    /// The monotonic clock's reading in nanoseconds (what ``RecentFill/at`` is measured in).
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
 
     /// Notes a record read from the tier and stored locally.
     func noteFilled(_ key: String, in space: KeySpace, version: Double) {
-        let now = ContinuousClock.now
+        let now = Self.monotonicNanoseconds()
         recentFills.withLock { fills in
-            // The first one's time read in place (a copy of the whole entry retains its names).
-            if !fills.isEmpty, now - fills[0].at > Self.recentFillWindow || fills.count >= Self.recentFillLimit {
-                let cutoff = fills.firstIndex { now - $0.at <= Self.recentFillWindow } ?? fills.count
+            // The first one's time read in place, through the buffer: the array's subscript
+            // copied the whole entry (retaining its names, and releasing them again).
+            let oldest = fills.withUnsafeBufferPointer { $0.first?.at }
+            if let oldest, !Self.isRecent(oldest, now: now) || fills.count >= Self.recentFillLimit {
+                let cutoff = fills.firstIndex { Self.isRecent($0.at, now: now) } ?? fills.count
                 fills.removeFirst(max(cutoff, fills.count >= Self.recentFillLimit ? fills.count / 2 : 0))
             }
             fills.append(RecentFill(key: key, space: space, version: version, at: now))
@@ -157,10 +175,10 @@ extension SharedTierDatabase {
     /// an older snapshot, failed over to a replica that was behind), they may be older than
     /// writes the fleet made; nothing before that moment told this node so. Its own writes stay.
     public func dropRecentFills() {
-        let now = ContinuousClock.now
+        let now = Self.monotonicNanoseconds()
         let fills = recentFills.withLock { fills -> [RecentFill] in
             defer { fills.removeAll() }
-            return fills.filter { now - $0.at <= Self.recentFillWindow }
+            return fills.filter { Self.isRecent($0.at, now: now) }
         }
         guard !fills.isEmpty else { return }
         // One step past each read version: the local record goes if it is still that one.

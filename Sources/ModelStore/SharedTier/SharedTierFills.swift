@@ -75,7 +75,7 @@ final class SharedTierFills: Sendable {
     /// with: the key reads as never stored), in one write through the funnel (not published: the tier is applying it). Best
     /// effort: a closed database, say, keeps none, and the next read asks the tier again.
     private static func write(_ fills: [Fill], to database: OpenDatabase, tier: SharedTierDatabase) {
-        SharedTierDatabase.$isApplying.withValue(true) {
+        SharedTierDatabase.applying {
             _ = try? database.commitExclusively { hold in
                 // A bulk removal of this process under way may walk past a key before its fill
                 // lands: fills wait for none, they are dropped (the next read asks the tier).

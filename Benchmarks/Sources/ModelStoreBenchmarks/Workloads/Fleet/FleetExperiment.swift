@@ -24,10 +24,16 @@ import Glibc
 /// 6. Upstream fetches after Redis restarted empty under three nodes that hold the records
 ///    (last: it restarts the server).
 func runFleetExperiment(rounds: Int, directory: String) async throws -> String {
+    // Before the server starts, so it runs under the hold as well.
+    let hold = CPULatencyHold()
+    defer { hold.release() }
     let redis = try BenchmarkRedis()
     defer { redis.stop() }
     let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)
-    var lines: [String] = ["Load average at the start: " + (load?.split(separator: " ").prefix(3).joined(separator: ", ") ?? "unknown"), ""]
+    var lines: [String] = [
+        "Load average at the start: " + (load?.split(separator: " ").prefix(3).joined(separator: ", ") ?? "unknown"), "",
+        hold.summary, "",
+    ]
     // MODELSTORE_FLEET_ONLY=calls,hits,latency,tags,throughput,restart runs only those parts.
     let only = ProcessInfo.processInfo.environment["MODELSTORE_FLEET_ONLY"].map { Set($0.split(separator: ",").map(String.init)) }
     func runs(_ part: String) -> Bool { only?.contains(part) ?? true }

@@ -4,26 +4,43 @@ import ModelStoreRedis
 
 /// A Redis hit and a Redis miss through the tier, against a raw hiredis `GET` of the same record
 /// key (and `GET` with `PTTL` pipelined, what the tier sends), interleaved in one process against
-/// one redis-server. A hit is `object(_:forKey:)` on a node whose local store misses (a fresh
-/// directory each round) and the record is in Redis: the call reads Redis, verifies the record,
-/// stores it locally and decodes it. A miss finds the key nowhere. The calls run on a thread of
-/// their own (a server's request thread); the "from a task" row makes them from Swift's
-/// cooperative pool, where the tier must hand the blocking call to a thread of its own.
+/// one redis-server, for two models: a ``Session`` (about 130 bytes stored, the size issue 37's
+/// outside benchmark used) and a ``Profile`` (about 420 bytes, whose JSON decode is most of a hit's
+/// own work). Each table's title gives the records' mean size as Redis holds them (`STRLEN`).
 func fleetRedisCalls(rounds: Int, directory: String, port: Int) throws -> [String] {
+    let sessions = SessionCorpus()
+    let profiles = ProfileCorpus(count: 2_000)
+    return try fleetRedisCalls(
+        of: Session.self, named: "session", rounds: rounds, directory: directory, port: port, record: sessions.session)
+        + [""]
+        + fleetRedisCalls(
+            of: Profile.self, named: "profile", rounds: rounds, directory: directory, port: port, record: profiles.profile)
+}
+
+/// The calls of ``fleetRedisCalls(rounds:directory:port:)`` for records of one model, `record(i)`
+/// stored under ``ProfileCorpus/key(_:)``. A hit is `object(_:forKey:)` on a node whose local
+/// store misses (a fresh directory each round) and the record is in Redis: the call reads Redis,
+/// verifies the record, stores it locally and decodes it. A miss finds the key nowhere. The calls
+/// run on a thread of their own (a server's request thread); the "from a task" row makes them from
+/// Swift's cooperative pool, where the tier must hand the blocking call to a thread of its own.
+private func fleetRedisCalls<Model: Codable & Sendable>(
+    of model: Model.Type, named name: String, rounds: Int, directory: String, port: Int, record: (Int) -> Model
+) throws -> [String] {
     let count = 2_000
-    let corpus = ProfileCorpus(count: count)
-    let prefix = "bench-get:"
+    let prefix = "bench-get-\(name):"
     let writerTier = try RedisTier(host: "127.0.0.1", port: port, keyPrefix: prefix)
     let readerTier = try RedisTier(host: "127.0.0.1", port: port, keyPrefix: prefix)
     defer {
         writerTier.shutdown()
         readerTier.shutdown()
     }
-    let writer = try fleetStore("gets", directory + "/gets-writer", tier: writerTier)
-    try writeInBatches(writer, corpus: corpus, count: count)
+    let writer = try fleetStore("gets", directory + "/gets-\(name)-writer", tier: writerTier)
+    try writeInBatches(writer, count: count, record: record)
     let raw = try RawRedis(port: port)
     let recordKeys = raw.keys(matching: prefix + "r*").shuffled()
     guard recordKeys.count == count else { throw BenchmarkFailure("found \(recordKeys.count) record keys in Redis, not \(count)") }
+    // What Redis holds per record (STRLEN): the record's envelope and the model's JSON.
+    let storedBytes = Double(recordKeys.reduce(0) { $0 + (raw.get($1)?.count ?? 0) }) / Double(count)
     let missingKeys = recordKeys.map { $0 + Array("-missing".utf8) }
     let keys = (0..<count).map { ProfileCorpus.key($0) }.shuffled()
     let absent = keys.map { $0 + "-missing" }
@@ -34,9 +51,9 @@ func fleetRedisCalls(rounds: Int, directory: String, port: Int) throws -> [Strin
     /// A node whose local store holds nothing: a fresh directory, the reader tier.
     func freshNode() throws -> ModelStore {
         serial += 1
-        let store = try fleetStore("gets", directory + "/gets-reader-\(serial)", tier: readerTier)
+        let store = try fleetStore("gets", directory + "/gets-\(name)-reader-\(serial)", tier: readerTier)
         // The attachment's first round trips (the database's generation) before the clock runs.
-        _ = try store.object(Profile.self, forKey: "warm-up")
+        _ = try store.object(Model.self, forKey: "warm-up")
         return store
     }
     let missNode = try freshNode()
@@ -55,15 +72,15 @@ func fleetRedisCalls(rounds: Int, directory: String, port: Int) throws -> [Strin
                 var ns = 0.0
                 switch contender {
                 case "tier hit":
-                    let (elapsed, hits) = try onThread { try timeEach(keys[range]) { try threadNode.object(Profile.self, forKey: $0) != nil } }
+                    let (elapsed, hits) = try onThread { try timeEach(keys[range]) { try threadNode.object(Model.self, forKey: $0) != nil } }
                     ns = elapsed
                     found += hits
                 case "tier hit from a task":
-                    let (elapsed, hits) = try onTask { try timeEach(keys[range]) { try taskNode.object(Profile.self, forKey: $0) != nil } }
+                    let (elapsed, hits) = try onTask { try timeEach(keys[range]) { try taskNode.object(Model.self, forKey: $0) != nil } }
                     ns = elapsed
                     found += hits
                 case "tier miss":
-                    ns = try onThread { try timeEach(absent[range]) { try missNode.object(Profile.self, forKey: $0) != nil } }.0
+                    ns = try onThread { try timeEach(absent[range]) { try missNode.object(Model.self, forKey: $0) != nil } }.0
                 case "GET":
                     ns = try onThread { try timeEach(recordKeys[range]) { raw.get($0) != nil } }.0
                 case "GET+PTTL":
@@ -83,11 +100,13 @@ func fleetRedisCalls(rounds: Int, directory: String, port: Int) throws -> [Strin
     guard found == 2 * rounds * count else { throw BenchmarkFailure("tier hits found \(found) of \(2 * rounds * count) records") }
     let value = { (name: String) in median(samples[name] ?? []) ?? 0 }
     var lines = [
-        "### A Redis hit and miss through the tier against a raw hiredis GET (\(count) records of about 130 bytes)",
+        String(
+            format: "### A Redis hit and miss through the tier against a raw hiredis GET (%d %@ records, %.0f bytes each in Redis)",
+            count, name, storedBytes),
         "",
         "µs per call, median of \(rounds) rounds × 8 chunks of \(count / 8) calls, the six contenders rotating per chunk. A tier hit",
         "reads a record its node does not hold (fresh directories each round): Redis, verification, the",
-        "local fill (queued) and the JSON decode. The calls run on a thread of their own; \"from a task\"",
+        "local fill (queued) and the JSON decode of a \(name). The calls run on a thread of their own; \"from a task\"",
         "calls the same synchronous API from Swift's cooperative pool, where the tier must hand the",
         "blocking call to a thread of its own. The raw calls copy the value out, as any client does.",
         "",
@@ -120,12 +139,20 @@ func fleetStore(_ name: String, _ directory: String, tier: RedisTier?, cacheLimi
 
 /// Writes records `0..<count` through `store`, 1,000 to a batch (each batch one publication).
 func writeInBatches(_ store: ModelStore, corpus: ProfileCorpus, count: Int, tagged: (Int) -> [String] = { _ in [] }) throws {
+    try writeInBatches(store, count: count, record: corpus.profile, tagged: tagged)
+}
+
+/// Writes `record(i)` under ``ProfileCorpus/key(_:)`` for `i` in `0..<count` through `store`,
+/// 1,000 to a batch (each batch one publication).
+func writeInBatches<Model: Codable & Sendable>(
+    _ store: ModelStore, count: Int, record: (Int) -> Model, tagged: (Int) -> [String] = { _ in [] }
+) throws {
     var start = 0
     while start < count {
         let end = min(count, start + 1_000)
         try store.write { batch in
             for number in start..<end {
-                try batch.set(corpus.profile(number), forKey: ProfileCorpus.key(number), tags: tagged(number))
+                try batch.set(record(number), forKey: ProfileCorpus.key(number), tags: tagged(number))
             }
         }
         start = end

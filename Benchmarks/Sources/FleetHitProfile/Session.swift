@@ -1,0 +1,1 @@
+../ModelStoreBenchmarks/Model/Session.swift
