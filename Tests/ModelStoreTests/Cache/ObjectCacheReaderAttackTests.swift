@@ -70,22 +70,19 @@ struct ObjectCacheReaderAttackTests {
 
     // MARK: - A model's own code while its shard changes
 
-    /// A class inside a cacheable (struct) model, whose `deinit` runs ``hook`` once if its label
-    /// is "first": the model's own code, run wherever the cache drops the last copy of the model.
+    /// A class inside a cacheable (struct) model, whose `deinit` runs the hook registered for its
+    /// label, once: the model's own code, run wherever the cache drops the last copy of the model.
     final class DeinitProbe: Codable, @unchecked Sendable {
         // @unchecked: `label` is never changed after decoding.
         var label: String
-        /// Run by the next `deinit` of a probe labelled "first", then cleared.
-        static let hook = Locked<(@Sendable () -> Void)?>(nil)
+        /// Hooks by label, each run by the next `deinit` of a probe with that label, then removed
+        /// (by label, so that tests running in parallel do not take each other's).
+        static let hooks = Locked<[String: @Sendable () -> Void]>([:])
 
         init(_ label: String) { self.label = label }
 
         deinit {
-            guard label == "first" else { return }
-            let hook = Self.hook.withLock { hook in
-                defer { hook = nil }
-                return hook
-            }
+            let hook = Self.hooks.withLock { $0.removeValue(forKey: label) }
             hook?()
         }
     }
@@ -94,32 +91,59 @@ struct ObjectCacheReaderAttackTests {
         var probe: DeinitProbe
     }
 
-    @Test("A model whose deinit reads the store, dropped by a write that replaces it, does not deadlock its shard")
-    func modelDeinitReadingTheStoreDoesNotDeadlock() throws {
+    /// What drops the cached model in ``modelDeinitUsingTheStoreDoesNotDeadlock(_:)``, and what
+    /// its deinit does with the store.
+    enum DeinitCase: String, CaseIterable, Sendable {
+        /// A write of the model's key replaces it; the deinit reads another key.
+        case replacedThenRead
+        /// A write of the model's key replaces it; the deinit writes another key.
+        case replacedThenWrite
+        /// A miss of another key inserts past the limit and evicts it; the deinit reads that key.
+        case evictedThenRead
+    }
+
+    @Test("A model whose deinit uses the store, dropped by the cache, does not deadlock its shard", arguments: DeinitCase.allCases)
+    func modelDeinitUsingTheStoreDoesNotDeadlock(_ deinitCase: DeinitCase) throws {
         let fixture = Fixture()
         var configuration = fixture.configuration
-        // Under 64 entries: one shard, so the deinit's read is of the shard being changed.
-        configuration.objectCacheLimit = 8
+        // Under 64 entries: one shard, so the deinit's use is of the shard being changed.
+        configuration.objectCacheLimit = deinitCase == .evictedThenRead ? 1 : 8
         let store = try ModelStore(name: "db", policy: .never, configuration: configuration)
+        let label = deinitCase.rawValue
         try store.set(Versioned(1), forKey: "other")
-        try store.set(Holder(probe: DeinitProbe("first")), forKey: "held")
+        try store.set(Holder(probe: DeinitProbe(label)), forKey: "held")
         // Cached; the copy read here is dropped at once, so the cache holds the only probe.
-        #expect(try store.object(Holder.self, forKey: "held")?.probe.label == "first")
+        #expect(try store.object(Holder.self, forKey: "held")?.probe.label == label)
         #expect(try store.database.cache?.lookup("held") != nil)
-        let read = Locked<Versioned?>(nil)
-        DeinitProbe.hook.withLock { hook in
-            hook = { read.withLock { $0 = try? store.object(Versioned.self, forKey: "other") } }
+        let used = Locked<Versioned?>(nil)
+        DeinitProbe.hooks.withLock { hooks in
+            hooks[label] = {
+                switch deinitCase {
+                case .replacedThenRead, .evictedThenRead:
+                    used.withLock { $0 = try? store.object(Versioned.self, forKey: "other") }
+                case .replacedThenWrite:
+                    if (try? store.set(Versioned(2), forKey: "other")) != nil { used.withLock { $0 = Versioned(2) } }
+                }
+            }
         }
         let finished = DispatchSemaphore(value: 0)
         Thread {
-            // The write invalidates "held": the cached model, and its probe, are dropped.
-            try? store.set(Holder(probe: DeinitProbe("second")), forKey: "held")
+            switch deinitCase {
+            case .replacedThenRead, .replacedThenWrite:
+                // The write invalidates "held": the cached model, and its probe, are dropped.
+                try? store.set(Holder(probe: DeinitProbe("\(label)-new")), forKey: "held")
+            case .evictedThenRead:
+                // A miss: its insert evicts "held" for room.
+                _ = try? store.object(Versioned.self, forKey: "other")
+            }
             finished.signal()
         }.start()
         let ended = finished.wait(timeout: .now() + 5) == .success
-        #expect(ended, "the write never returned: the probe's deinit waits for the shard its write holds")
-        DeinitProbe.hook.withLock { $0 = nil }
-        if ended { #expect(read.withLock { $0 } == Versioned(1)) }
+        #expect(ended, "never returned: the probe's deinit waits for a lock its own thread holds")
+        DeinitProbe.hooks.withLock { $0[label] = nil }
+        if ended {
+            #expect(used.withLock { $0 } == Versioned(deinitCase == .replacedThenWrite ? 2 : 1))
+        }
     }
 
     // MARK: - Through the public API
