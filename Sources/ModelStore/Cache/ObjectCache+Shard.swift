@@ -19,6 +19,10 @@ extension ObjectCache {
         var hand = 0
         /// Bumped by every invalidation of a key in this shard (and by removeAll).
         var generation: UInt64 = 0
+        /// The items removed or replaced by the writer under way, dropped by ``ObjectCache/withShard(_:_:)``
+        /// once the shard is unlocked: dropping a model may run its own code (a deinit of a class it
+        /// holds), which may read or write the cache, and so this very shard.
+        var released: [Item] = []
 
         struct Slot {
             var key: ByteKey?
@@ -31,7 +35,8 @@ extension ObjectCache {
         @discardableResult
         mutating func remove(slot: Int) -> Int {
             if let key = slots[slot].key { index[key] = nil }
-            // Drop the model now rather than when the slot is reused.
+            // Drop the model now rather than when the slot is reused, but outside the lock.
+            released.append(slots[slot].item)
             slots[slot] = Slot()
             referenced[slot] = 0
             freeSlots.append(slot)

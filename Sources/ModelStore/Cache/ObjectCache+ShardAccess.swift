@@ -55,9 +55,26 @@ extension ObjectCache {
     }
 
     /// Runs `body` on shard `number`'s state as its only user: holding its mutex, its writer
-    /// flag raised, once no reader is counted.
+    /// flag raised, once no reader is counted. The items `body` removed or replaced
+    /// (``Shard/released``) are dropped after the shard is unlocked: a model's own code run by
+    /// dropping it (a deinit) that used this shard would otherwise wait for the mutex its own
+    /// thread holds.
     @inline(__always)
     func withShard<Result>(_ number: Int, _ body: (inout Shard) -> Result) -> Result {
+        var released: [Item] = []
+        let result = withLockedShard(number) { shard -> Result in
+            let result = body(&shard)
+            if !shard.released.isEmpty { swap(&released, &shard.released) }
+            return result
+        }
+        // Unlocked: the models are dropped here.
+        released.removeAll()
+        return result
+    }
+
+    /// ``withShard(_:_:)`` without dropping what `body` released.
+    @inline(__always)
+    private func withLockedShard<Result>(_ number: Int, _ body: (inout Shard) -> Result) -> Result {
         let mutex = mutex(number)
         pthread_mutex_lock(mutex)
         let flag = writerFlag(number)

@@ -197,6 +197,7 @@ final class ObjectCache: @unchecked Sendable {
             let inserted = withShard(number) { shard -> Bool in
                 guard shard.generation == expected else { return true }
                 if let slot = shard.index[key] {
+                    shard.released.append(shard.slots[slot].item)
                     shard.slots[slot].item = item
                     return true
                 }
