@@ -114,7 +114,7 @@ struct ObjectCacheReaderAttackTests {
         try store.set(Holder(probe: DeinitProbe(label)), forKey: "held")
         // Cached; the copy read here is dropped at once, so the cache holds the only probe.
         #expect(try store.object(Holder.self, forKey: "held")?.probe.label == label)
-        #expect(try store.database.cache?.lookup("held") != nil)
+        #expect(store.database.cache?.lookup("held") != nil)
         let used = Locked<Versioned?>(nil)
         DeinitProbe.hooks.withLock { hooks in
             hooks[label] = {
