@@ -157,19 +157,26 @@ final class ObjectCache: @unchecked Sendable {
         _ body: (RecordHeader, UnretainedCachedModel, _ useHash: UInt64) -> Void
     ) {
         let key = ByteKey(key, in: space)
-        readingShard(shardNumber(key)) { box in
-            // What `body` gets is copied out first, and `body` runs after the shard's state was
-            // last touched: a call to an unknown closure while reading it in place made the
-            // compiler retain the slots' storage around the call.
-            guard let slot = box.state.index[key] else { return }
+        let number = shardNumber(key)
+        // Spelled out rather than through `readingShard`, whose closure the compiler made a
+        // function of its own with two calls of it: this way `body` is called once, in here.
+        let count = readerCount(number, readerSlots.current & (Self.readerSlotCount - 1))
+        let counted = beginReading(number, count: count)
+        defer { endReading(number, count: count, counted: counted) }
+        // What `body` gets is copied out first, and `body` runs after the shard's state was last
+        // touched: a call to an unknown closure while reading it in place made the compiler
+        // retain the slots' storage around the call.
+        let found = box(number).pointee._withUnsafeGuaranteedRef { box -> (RecordHeader, UnretainedCachedModel, UInt64)? in
+            guard let slot = box.state.index[key] else { return nil }
             // Through a buffer pointer, whose subscript addresses the slot (the array's copied it).
-            let (header, model, useHash) = box.state.slots.withUnsafeBufferPointer { slots in
+            let found = box.state.slots.withUnsafeBufferPointer { slots in
                 (slots[slot].item.header, UnretainedCachedModel(slots[slot].item.value), slots[slot].item.useHash)
             }
             Self.markReferenced(box.state.referenced + slot)
-            // Still counted as a reader: no writer can drop the model's box meanwhile.
-            body(header, model, useHash)
+            return found
         }
+        // Still counted as a reader: no writer can drop the model's box meanwhile.
+        if let (header, model, useHash) = found { body(header, model, useHash) }
     }
 
     /// A copy of the item cached for `key`, read as a reader of its shard, marking the entry
