@@ -134,8 +134,9 @@ extension ModelStore {
         /// A hit returns the model without touching LevelDB or the codec. Every write path
         /// invalidates the keys it touches, and expiry is still checked on every hit. Models
         /// that are classes are never cached, since one shared instance would be visible to
-        /// every reader. Hits from several threads scale: the cache is sharded, and past the
-        /// limit it evicts by approximate recency (CLOCK), not strict LRU order.
+        /// every reader. Hits from several threads scale: the cache is sharded, a hit takes no
+        /// lock, and past the limit it evicts by approximate recency (CLOCK), not strict LRU
+        /// order.
         ///
         /// Fixed when the database is first opened in this process, like LevelDB's settings: a
         /// later open of a database already open here shares its cache as it is, and a warning
