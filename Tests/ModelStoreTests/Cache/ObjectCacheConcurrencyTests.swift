@@ -129,7 +129,7 @@ struct ObjectCacheConcurrencyTests {
         let completed = Locked([Int](repeating: 0, count: keys.count))
         let failures = Locked<[String]>([])
         let rounds = 300
-        runThreads(writers + 3) { thread in
+        runOnThreads(writers + 3) { thread in
             if thread < writers {
                 let mine = Array(stride(from: thread, to: keys.count, by: writers))
                 for version in 1...rounds {
@@ -177,7 +177,7 @@ struct ObjectCacheConcurrencyTests {
     func countStaysExactUnderThreads() {
         let cache = ObjectCache(limit: 200)
         let overLimit = Locked(false)
-        runThreads(4) { thread in
+        runOnThreads(4) { thread in
             var random = SystemRandomNumberGenerator()
             for step in 0..<20_000 {
                 let key = "k\(Int.random(in: 0..<600, using: &random))"
@@ -193,18 +193,5 @@ struct ObjectCacheConcurrencyTests {
         #expect(overLimit.withLock { $0 } == false)
         #expect(cache.count == cache.storedEntryCount)
         #expect(cache.count <= 200)
-    }
-
-    /// Runs `body(thread)` on `count` threads at once and waits for all of them.
-    func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let group = DispatchGroup()
-        for thread in 0..<count {
-            group.enter()
-            Thread {
-                body(thread)
-                group.leave()
-            }.start()
-        }
-        group.wait()
     }
 }

@@ -8,25 +8,9 @@ import ModelStoreTestSupport
 /// concurrency, expiry and closing while threads hit, and several stores of one database.
 @Suite("Object cache readers without the lock, attacked")
 struct ObjectCacheReaderAttackTests {
-    /// A model whose two fields are always written together, the text on the heap (longer than
-    /// 15 bytes), so that a torn read shows in ``isWhole`` and a freed one to the sanitizers.
-    struct Versioned: Codable, Sendable, Equatable {
-        var version: Int
-        var text: String
+    typealias Versioned = WholeModel
 
-        init(_ version: Int) {
-            self.version = version
-            text = "version-\(version)-" + String(repeating: "y", count: 24)
-        }
-
-        var isWhole: Bool { self == Versioned(version) }
-    }
-
-    static func item(_ number: Int) -> ObjectCache.Item {
-        ObjectCache.Item(
-            value: Versioned(number), header: RecordHeader(storedAt: 0, expiresAt: nil, codec: .json), byteCount: 8,
-            metadata: nil, tags: [])
-    }
+    static func item(_ number: Int) -> ObjectCache.Item { WholeModel.cacheItem(number) }
 
     static func insert(_ key: String, _ number: Int, into cache: ObjectCache) {
         cache.insert(key, item(number), ifGeneration: cache.generation(of: key))
@@ -207,7 +191,7 @@ struct ObjectCacheReaderAttackTests {
         let moved = AtomicWord()
         let failures = Locked<[String]>([])
         let hitsBefore = Locked(0)
-        runThreads(ObjectCache.readerSlotCount + 2) { thread in
+        runOnThreads(ObjectCache.readerSlotCount + 2) { thread in
             if thread == 0 {
                 // Moves the clock once the readers have hit for a while (bounded: at most 2 s).
                 let start = Date()
@@ -249,7 +233,7 @@ struct ObjectCacheReaderAttackTests {
         let failures = Locked<[String]>([])
         let writerDone = AtomicWord()
         let rounds = 200
-        runThreads(ObjectCache.readerSlotCount + 2) { thread in
+        runOnThreads(ObjectCache.readerSlotCount + 2) { thread in
             if thread == 0 {
                 for version in 1...rounds {
                     for (index, key) in keys.enumerated() {
@@ -291,18 +275,5 @@ struct ObjectCacheReaderAttackTests {
         #expect(cache.count <= 4)
         #expect(cache.count == cache.storedEntryCount)
         try reader.close()
-    }
-
-    /// Runs `body(thread)` on `count` threads at once and waits for all of them.
-    func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let group = DispatchGroup()
-        for thread in 0..<count {
-            group.enter()
-            Thread {
-                body(thread)
-                group.leave()
-            }.start()
-        }
-        group.wait()
     }
 }

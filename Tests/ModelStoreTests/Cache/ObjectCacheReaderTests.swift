@@ -7,26 +7,7 @@ import ModelStoreTestSupport
 /// half-changed shard, writers are never starved, and threads beyond the counters share them.
 @Suite("Object cache readers without the lock")
 struct ObjectCacheReaderTests {
-    /// A model whose two fields are always written together: a torn or freed one shows.
-    struct Pair: Sendable, Equatable {
-        var number: Int
-        var text: String
-
-        init(_ number: Int) {
-            self.number = number
-            // A heap string (longer than 15 bytes), so a read of a freed box would be caught by
-            // the sanitizers and a mismatched one by the check below.
-            text = "pair-\(number)-" + String(repeating: "x", count: 24)
-        }
-
-        var isWhole: Bool { self == Pair(number) }
-    }
-
-    static func item(_ number: Int) -> ObjectCache.Item {
-        ObjectCache.Item(
-            value: Pair(number), header: RecordHeader(storedAt: 0, expiresAt: nil, codec: .json), byteCount: 8,
-            metadata: nil, tags: [])
-    }
+    static func item(_ number: Int) -> ObjectCache.Item { WholeModel.cacheItem(number) }
 
     @Test("Threads are numbered in the order they first ask, each keeping its number")
     func readerSlotsAreStablePerThread() {
@@ -58,7 +39,7 @@ struct ObjectCacheReaderTests {
         let readers = ObjectCache.readerSlotCount + 4
         let writers = 2
         let done = AtomicWord()
-        runThreads(readers + writers) { thread in
+        runOnThreads(readers + writers) { thread in
             var random = SystemRandomNumberGenerator()
             if thread < writers {
                 for step in 0..<20_000 {
@@ -79,7 +60,7 @@ struct ObjectCacheReaderTests {
             while done.load() < UInt64(writers) {
                 let key = keys[Int.random(in: 0..<keys.count, using: &random)]
                 cache.withItem(key) { _, model, _ in
-                    guard let pair = model.model(of: Pair.self) else { return broken += 1 }
+                    guard let pair = model.model(of: WholeModel.self) else { return broken += 1 }
                     seen += 1
                     if !pair.isWhole { broken += 1 }
                 }
@@ -99,25 +80,12 @@ struct ObjectCacheReaderTests {
         cache.insert("a", Self.item(1), ifGeneration: cache.generation(of: "a"))
         cache.insert("b", Self.item(2), ifGeneration: cache.generation(of: "b"))
         var found = false
-        cache.withItem("a") { _, model, _ in found = model.model(of: Pair.self) == Pair(1) }
+        cache.withItem("a") { _, model, _ in found = model.model(of: WholeModel.self) == WholeModel(1) }
         #expect(found)
         // Full: the sweep passes "a" (read: spared, flag cleared) and evicts "b".
         cache.insert("c", Self.item(3), ifGeneration: cache.generation(of: "c"))
         #expect(cache.lookup("a") != nil)
         #expect(cache.lookup("b") == nil)
         #expect(cache.lookup("c") != nil)
-    }
-
-    /// Runs `body(thread)` on `count` threads at once and waits for all of them.
-    func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-        let group = DispatchGroup()
-        for thread in 0..<count {
-            group.enter()
-            Thread {
-                body(thread)
-                group.leave()
-            }.start()
-        }
-        group.wait()
     }
 }
