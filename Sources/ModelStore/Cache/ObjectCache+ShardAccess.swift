@@ -94,7 +94,8 @@ extension ObjectCache {
     @inline(__always)
     func readingShard<Result>(_ number: Int, _ body: (ShardBox) -> Result) -> Result {
         let count = readerCount(number, readerSlots.current & (Self.readerSlotCount - 1))
-        // One call of `body` (not one per path), so that it is inlined, not made a closure.
+        // One call of `body`, not one per path (the compiler may still make `body` a function of
+        // its own: `withItem`, the hit's path, spells these steps out instead).
         let counted = beginReading(number, count: count)
         defer { endReading(number, count: count, counted: counted) }
         return box(number).pointee._withUnsafeGuaranteedRef(body)

@@ -150,9 +150,9 @@ extension Scope {
     /// drop): the caller then reads through ``readObject(_:forKey:into:)``, which finds an expired model
     /// again and purges it. Throws what that read throws first: the scope is usable, then the key.
     ///
-    /// The model is copied out under its shard's lock, and nothing else of the cache's item.
+    /// The model is copied out as a reader of its shard, and nothing else of the cache's item.
     ///
-    /// Two threads' hits write no memory they share beyond the shard's lock: neither the database
+    /// Two threads' hits write no memory they share: no lock is taken, and neither the database
     /// nor the cache nor the model's box is retained (each retain is a write to a count that every
     /// thread's hits on it hand back and forth between their cores: PERFORMANCE.md, "Two threads'
     /// hits").
@@ -162,8 +162,8 @@ extension Scope {
         try checkUsable()
         guard view == nil, let cache = database.unretainedCache else { return false }
         try ModelStore.validate(key: key)
-        // The deadline is read under the lock and the clock outside it, only for a record that
-        // can expire (as in `lookup`); an expired model, taken, is left to the caller to drop.
+        // The deadline is read in the shard and the clock outside it, only for a record that can
+        // expire (as in `lookup`); an expired model, taken, is left to the caller to drop.
         var deadline: Double? = nil
         var taken = false
         var useHash: UInt64 = 0
