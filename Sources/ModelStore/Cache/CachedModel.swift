@@ -23,7 +23,8 @@ struct CachedModel {
 }
 
 /// A ``CachedModel`` read in place, its box not retained: valid only while the cache entry that
-/// holds it cannot change (under its shard's lock, ``ObjectCache/withItem(_:in:_:)``). Taking the
+/// holds it cannot change (while its reader is counted in the shard, or holds the shard's mutex:
+/// ``ObjectCache/withItem(_:in:_:)``). Taking the
 /// model copies it (retaining its own fields) without a write to the box's reference count, which
 /// two threads hitting one entry would otherwise hand back and forth.
 @usableFromInline
