@@ -103,7 +103,8 @@ extension Scope {
             else {
                 return .kept
             }
-            tier.noteValidated(key, in: space)
+            // Served; noted as revalidated only if it replaced the local record (in
+            // `verifiedSharedRecord`): a replacement given up leaves the older record doubted.
             return .replaced(bytes)
         }
     }
@@ -187,11 +188,15 @@ extension Scope {
             return nil
         case .live(let tags, let version):
             let bytes = restamped ?? shared.bytes
-            storeLocally(bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
+            let replaced = storeLocally(
+                bytes, key: key, keyBytes: keyBytes, tags: tags, replacing: replacing, unlessChangedSince: seen, tier: tier)
             // Read from the tier just now: current, whatever its version says of the horizon. A
             // queued fill notes it as it lands, off the reader's path (only then is there a
-            // local record to doubt); a replacement, at once.
-            if replacing != nil { tier.noteValidated(key, in: space) }
+            // local record to doubt); a replacement, once written. One given up (an invalidation
+            // applied meanwhile, the local record changed) is not noted: the older local record
+            // may still be there, and noted it would be served as revalidated (a process resumed
+            // after the stream was trimmed past it read the new value, then the old one again).
+            if replaced { tier.noteValidated(key, in: space) }
             // The restamp keeps storedAt: the version read is the one stored.
             tier.noteFilled(key, in: space, version: version)
             return bytes
@@ -208,20 +213,22 @@ extension Scope {
     /// only if the local record is still the one of version `replacing` (nil: there is none)
     /// and no invalidation was applied since `seen` (it may have named this key). Best effort:
     /// the caller has its answer either way. Where there was no local record, off the caller's
-    /// path (SharedTierFills.swift); a replacement of a doubted one, at once.
+    /// path (SharedTierFills.swift); a replacement of a doubted one, at once. Returns whether a
+    /// replacement was written (false for a queued fill).
     private func storeLocally(
         _ bytes: [UInt8], key: String, keyBytes: UnsafeRawBufferPointer, tags: [String], replacing: SharedTierVersion?,
         unlessChangedSince seen: SharedTierDatabase.ChangesSeen, tier: SharedTierDatabase
-    ) {
+    ) -> Bool {
         guard replacing != nil else {
             tier.fills.add(
                 SharedTierFills.Fill(
                     scope: self, key: key, bytes: bytes, tags: tags, seen: seen.key,
                     keyHash: seen.keyHash, doubtsBegun: seen.doubtsBegun),
                 tier: tier)
-            return
+            return false
         }
         let space = space
+        var written = false
         SharedTierDatabase.applying {
             _ = try? database.commitExclusively { hold in
                 guard tier.remoteChanges.load() == seen.remote else { return }
@@ -234,7 +241,9 @@ extension Scope {
                 bytes.withUnsafeBytes { batch.put(key: keyBytes, value: $0) }
                 if !tags.isEmpty { TagIndex.addEntries(for: tags, recordKey: keyBytes, to: batch) }
                 try hold.write(.batch(batch), ChangeList(KeyChange(key, in: space, .set)), sync: false)
+                written = true
             }
         }
+        return written
     }
 }
